@@ -1,0 +1,116 @@
+/**
+ * The validated, normalised configuration the application runs on. Prices are exact integers
+ * (nano-USD per 1M units) from here on; the YAML's USD numbers never reach the rest of the code.
+ */
+
+export type ProviderApi = 'openai' | 'anthropic' | 'gemini';
+
+export interface ProviderTimeouts {
+  /** TCP + TLS connect. */
+  connectMs: number;
+  /** From sending the request to the response headers (and, for streams, the first event). */
+  firstByteMs: number;
+  /** Longest silence allowed between two chunks of a streaming body. */
+  idleMs: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  name: string;
+  api: ProviderApi;
+  /** Follows the vendor SDK's convention: openai and gemini include the version, anthropic not. */
+  baseUrl: string;
+  apiKey: string;
+  /** False when the provider has no API key configured: its endpoints are listed but not routed. */
+  enabled: boolean;
+  /** Extra headers sent on every upstream request (e.g. OpenRouter's HTTP-Referer). */
+  headers: Record<string, string>;
+  timeouts: ProviderTimeouts;
+}
+
+/** Prices in nano-USD per 1M units (tokens, characters) or per single unit (image, second, request). */
+export interface EndpointPricing {
+  /** Per 1M input tokens. */
+  prompt: bigint;
+  /** Per 1M output tokens (reasoning tokens included unless `reasoning` is set). */
+  completion: bigint;
+  /** Per 1M input tokens read from the prompt cache; defaults to `prompt`. */
+  cachedPrompt?: bigint;
+  /** Per 1M input tokens written to the prompt cache; defaults to `prompt`. */
+  cacheWrite?: bigint;
+  /** Per 1M reasoning tokens, when the provider prices them apart from completion. */
+  reasoning?: bigint;
+  /** Per request, in nano-USD. */
+  request?: bigint;
+  /** Per input image (text models) or per generated image (image models), in nano-USD. */
+  image?: bigint;
+  /** Per second of generated video, in nano-USD. */
+  videoSecond?: bigint;
+  /** Per 1M input characters (speech). */
+  characters?: bigint;
+}
+
+export type OutputModality = 'text' | 'image' | 'audio' | 'video';
+export type InputModality = 'text' | 'image' | 'audio' | 'video' | 'file';
+export type ApiEndpoint = 'chat' | 'responses' | 'messages' | 'speech' | 'images' | 'videos';
+
+export interface ModelEndpointConfig {
+  provider: string;
+  /** The provider's own model name. */
+  model: string;
+  pricing: EndpointPricing;
+  supportedParameters: string[];
+  streaming: boolean;
+  maxCompletionTokens: number | null;
+  /** Overrides the model's context length for this endpoint. */
+  contextLength: number | null;
+}
+
+export interface ModelConfig {
+  /** `{developer}/{model}`; free models conventionally end in `:free`. */
+  id: string;
+  name: string;
+  description: string;
+  /** Unix seconds, OpenRouter's `created`. */
+  created: number;
+  free: boolean;
+  contextLength: number | null;
+  inputModalities: InputModality[];
+  outputModalities: OutputModality[];
+  tokenizer: string;
+  endpoints: ModelEndpointConfig[];
+  /** Media capabilities, for image, speech and video models. */
+  voices: string[];
+  sizes: string[];
+  durations: number[];
+  resolutions: string[];
+  aspectRatios: string[];
+}
+
+export interface LimitsConfig {
+  freeDailyRequests: number;
+  /** Per key, paid models; 0 means unlimited. */
+  requestsPerMinute: number;
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  redisUrl: string | null;
+  adminToken: string | null;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** How long SIGTERM waits for in-flight requests and streams. */
+  shutdownGraceMs: number;
+  logLevel: string;
+}
+
+export interface Config {
+  server: ServerConfig;
+  /** Where the catalog came from: a file path, or "built-in". */
+  source: string;
+  limits: LimitsConfig;
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+}

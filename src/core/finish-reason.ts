@@ -1,0 +1,6 @@
+/**
+ * Why generation ended, in canonical terms. Inbound encoders map these onto their style's names
+ * (`stop`/`length`/`tool_calls` for OpenAI, `end_turn`/`max_tokens`/`tool_use` for Anthropic…).
+ * `stop` covers both a natural end and a matched stop sequence (see `stopSequence`).
+ */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';

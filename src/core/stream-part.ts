@@ -1,0 +1,30 @@
+import type { FinishReason } from './finish-reason.js';
+import type { Usage } from './usage.js';
+
+/**
+ * Typed parts of a generation stream. Provider adapters turn upstream SSE into these; inbound
+ * encoders turn them into the client's SSE. Every stream ends with exactly one `finish` or
+ * `error` part, and nothing follows it.
+ *
+ * Tool calls are numbered by `index` in the order the model starts them (0, 1, …), whatever
+ * numbering the provider uses; `tool-call-delta` parts follow their `tool-call-start`.
+ */
+export type StreamPart =
+  | { type: 'start'; providerResponseId?: string; providerModel?: string }
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  /** Completes a reasoning block with its signature (Anthropic `signature_delta`). */
+  | { type: 'reasoning-signature'; signature: string }
+  | { type: 'tool-call-start'; index: number; id: string; name: string }
+  | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
+  /** `cost` (nano-USD) is set by the gateway after pricing, before the part reaches an encoder. */
+  | { type: 'finish'; finishReason: FinishReason; stopSequence?: string; usage: Usage; cost?: bigint }
+  | { type: 'error'; error: StreamError };
+
+export interface StreamError {
+  message: string;
+  /** Canonical gateway error code, e.g. `upstream_error` or `timeout`. */
+  code: string;
+  /** HTTP-like status describing the failure (502 upstream, 504 timeout, …). */
+  status: number;
+}

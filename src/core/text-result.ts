@@ -1,0 +1,16 @@
+import type { AssistantContentPart } from './content.js';
+import type { FinishReason } from './finish-reason.js';
+import type { Usage } from './usage.js';
+
+/** A complete (non-streaming) generation result, as decoded from any provider. */
+export interface TextResult {
+  /** The provider's id for the response, when it sends one. */
+  providerResponseId?: string;
+  /** The model name the provider reports. */
+  providerModel?: string;
+  content: AssistantContentPart[];
+  finishReason: FinishReason;
+  /** The stop sequence that ended generation, when the provider says which one. */
+  stopSequence?: string;
+  usage: Usage;
+}

@@ -1,0 +1,101 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { ProviderConfig } from '../../config/types.js';
+import type { CallContext } from '../provider-adapter.js';
+import { UpstreamError } from './upstream-error.js';
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** One keep-alive connection pool per provider, with its connect timeout. */
+export function createProviderDispatcher(provider: ProviderConfig): Dispatcher {
+  return new Agent({
+    connect: { timeout: provider.timeouts.connectMs },
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 120_000,
+    connections: 256,
+    pipelining: 1,
+  });
+}
+
+/**
+ * POSTs a JSON body to the provider. Resolves with the open response on a 2xx status; rejects
+ * with `UpstreamError` on an error status (reading the provider's error message) or when no
+ * response arrives in time. The body of a resolved response enforces the between-chunk timeout.
+ */
+export async function postJson(
+  context: CallContext,
+  url: string,
+  headers: Record<string, string>,
+  payload: unknown,
+): Promise<UpstreamResponse> {
+  const { provider } = context;
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...provider.headers, ...headers },
+      body: JSON.stringify(payload),
+      dispatcher: context.dispatcher,
+      signal: context.signal,
+      headersTimeout: provider.timeouts.firstByteMs,
+      bodyTimeout: provider.timeouts.idleMs,
+    });
+  } catch (error) {
+    throw toUpstreamError(provider.id, error);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  throw await readUpstreamError(provider.id, response);
+}
+
+/** Reads an error response into an `UpstreamError`, taking the message from the usual `error.message` field. */
+export async function readUpstreamError(providerId: string, response: Dispatcher.ResponseData): Promise<UpstreamError> {
+  let text = '';
+  try {
+    text = await response.body.text();
+  } catch {
+    // The body is only for the message; a broken one still leaves the status to act on.
+  }
+  const retryAfter = Number(response.headers['retry-after']);
+  return new UpstreamError({
+    provider: providerId,
+    status: response.statusCode,
+    message: `${providerId} answered ${response.statusCode}: ${extractErrorMessage(text)}`,
+    body: text,
+    retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : undefined,
+  });
+}
+
+/** Reads `error.message` (OpenAI, Anthropic, Gemini all use it) or falls back to the raw text. */
+export function extractErrorMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
+    const message = parsed?.error?.message ?? parsed?.message;
+    if (typeof message === 'string' && message) return message.slice(0, 500);
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 500) || 'no error message';
+}
+
+/** Maps transport failures (connect, timeouts, aborts) onto `UpstreamError`. */
+export function toUpstreamError(providerId: string, error: unknown): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return new UpstreamError({ provider: providerId, status: 0, code: 'timeout', message: `${providerId} timed out`, cause: error });
+  }
+  if (error instanceof undiciErrors.ConnectTimeoutError) {
+    return new UpstreamError({ provider: providerId, status: 0, code: 'timeout', message: `${providerId} connect timed out`, cause: error });
+  }
+  if (isAbort(error)) {
+    return new UpstreamError({ provider: providerId, status: 0, code: 'aborted', retryable: false, message: 'request aborted', cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new UpstreamError({ provider: providerId, status: 0, message: `${providerId} unreachable: ${message}`, cause: error });
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'UND_ERR_ABORTED');
+}
