@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { addCredits } from '../../accounts/add-credits.js';
+import { createAccount } from '../../accounts/create-account.js';
+import { setMessengerLink } from '../../accounts/set-messenger-link.js';
+import { nanoToUsd, usdToNano } from '../../core/money.js';
+import { notFound } from '../../errors/gateway-error.js';
+import { findAccount } from '../../store/repositories/accounts.js';
+import { balanceOf, encodeAccount } from '../shared/encode-account.js';
+
+const AccountParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const CreateAccountBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), credits: Type.Optional(Type.Number({ minimum: 0 })) },
+  { additionalProperties: false },
+);
+const CreditsBody = Type.Object({ amount: Type.Number({ exclusiveMinimum: 0 }) }, { additionalProperties: false });
+const MessengerBody = Type.Object({ linked: Type.Boolean() }, { additionalProperties: false });
+
+/**
+ * The operator's admin API (contract §1), behind SWITCHYARD_ADMIN_TOKEN. Mounted at /admin and,
+ * for clients that only know the versioned base URL, at /v1/admin too.
+ */
+export function registerAdminRoutes(app: FastifyInstance, context: AppContext): void {
+  const config = { auth: 'admin' as const };
+  for (const prefix of ['/admin', '/v1/admin']) {
+    app.post<{ Body: { name?: string; credits?: number } }>(`${prefix}/accounts`, { schema: { body: CreateAccountBody }, config }, async (request, reply) => {
+      const credits = request.body.credits === undefined ? undefined : usdToNano(request.body.credits);
+      const { account, key } = await createAccount(context, { name: request.body.name, credits });
+      return reply.code(201).send({ data: { id: account.id, name: account.name, balance: nanoToUsd(balanceOf(account)) }, key });
+    });
+
+    app.post<{ Params: { id: string }; Body: { amount: number } }>(
+      `${prefix}/accounts/:id/credits`,
+      { schema: { params: AccountParams, body: CreditsBody }, config },
+      async (request) => {
+        const account = await addCredits(context, request.params.id, usdToNano(request.body.amount), 'admin credit');
+        return { data: { balance: nanoToUsd(balanceOf(account)) } };
+      },
+    );
+
+    app.put<{ Params: { id: string }; Body: { linked: boolean } }>(
+      `${prefix}/accounts/:id/messenger`,
+      { schema: { params: AccountParams, body: MessengerBody }, config },
+      async (request) => {
+        await setMessengerLink(context, request.params.id, request.body.linked);
+        return { data: { linked: request.body.linked } };
+      },
+    );
+
+    app.get<{ Params: { id: string } }>(`${prefix}/accounts/:id`, { schema: { params: AccountParams }, config }, async (request) => {
+      const account = await findAccount(context.store.db, request.params.id);
+      if (!account) throw notFound(`Account '${request.params.id}'`);
+      return { data: encodeAccount(account) };
+    });
+  }
+}

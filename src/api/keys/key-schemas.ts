@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+
+const Usd = Type.Number({ minimum: 0 });
+const PriceCapBody = Type.Object(
+  { prompt: Type.Optional(Type.Union([Usd, Type.Null()])), completion: Type.Optional(Type.Union([Usd, Type.Null()])) },
+  { additionalProperties: false },
+);
+
+/** Spending controls shared by POST /keys and PATCH /keys/{id}/limit. Prices are USD per 1M tokens. */
+const limitFields = {
+  limit: Type.Optional(Type.Union([Usd, Type.Null()])),
+  max_price: Type.Optional(Type.Union([PriceCapBody, Type.Null()])),
+  model_max_prices: Type.Optional(Type.Union([Type.Record(Type.String({ minLength: 1 }), Type.Union([PriceCapBody, Type.Null()])), Type.Null()])),
+  requests_per_minute: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+};
+
+export const CreateKeyBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), management: Type.Optional(Type.Boolean()), ...limitFields },
+  { additionalProperties: false },
+);
+
+export const UpdateKeyLimitBody = Type.Object(limitFields, { additionalProperties: false });
+
+export interface PriceCapInput {
+  prompt?: number | null;
+  completion?: number | null;
+}
+
+export interface LimitFieldsInput {
+  limit?: number | null;
+  max_price?: PriceCapInput | null;
+  model_max_prices?: Record<string, PriceCapInput | null> | null;
+  requests_per_minute?: number | null;
+}
+
+export interface CreateKeyInput extends LimitFieldsInput {
+  name?: string;
+  management?: boolean;
+}

@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { createApiKey } from '../../accounts/create-api-key.js';
+import { notFound } from '../../errors/gateway-error.js';
+import { findActiveKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../store/repositories/api-keys.js';
+import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
+import { decodeLimits } from './decode-limits.js';
+import { encodeKey } from './encode-key.js';
+import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitFieldsInput } from './key-schemas.js';
+
+const KeyParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** Key management (contract §5): management keys only, always scoped to the caller's account. */
+export function registerKeyRoutes(app: FastifyInstance, context: AppContext): void {
+  const config = { auth: 'management' as const };
+  const { db } = context.store;
+
+  app.post<{ Body: CreateKeyInput }>('/v1/keys', { schema: { body: CreateKeyBody }, config }, async (request, reply) => {
+    const principal = request.principal!;
+    const limits = decodeLimits(context.catalog, request.body);
+    const { record, secret } = await createApiKey(db, context, {
+      accountId: principal.accountId,
+      name: request.body.name ?? 'key',
+      management: request.body.management ?? false,
+      spendLimit: limits.spendLimit,
+      maxPrice: limits.maxPrice,
+      modelMaxPrices: limits.modelMaxPrices,
+      requestsPerMinute: limits.requestsPerMinute,
+    });
+    return reply.code(201).send({ data: encodeKey(record), key: secret });
+  });
+
+  app.get<{ Querystring: PageQuery }>('/v1/keys', { schema: { querystring: PageQuery }, config }, async (request) => {
+    const limit = request.query.limit ?? defaultPageSize;
+    const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor });
+    const page = toPage(keys, limit, (key) => key.id);
+    return { data: page.data.map(encodeKey), next_cursor: page.next_cursor };
+  });
+
+  app.patch<{ Params: { key_id: string }; Body: LimitFieldsInput }>(
+    '/v1/keys/:key_id/limit',
+    { schema: { params: KeyParams, body: UpdateKeyLimitBody }, config },
+    async (request) => {
+      const { accountId } = request.principal!;
+      const changes = decodeLimits(context.catalog, request.body);
+      if (!(await updateKeyLimits(db, accountId, request.params.key_id, changes))) throw notFound(`Key '${request.params.key_id}'`);
+      context.keyCache.deleteKey(request.params.key_id);
+      const key = await findActiveKey(db, accountId, request.params.key_id);
+      if (!key) throw notFound(`Key '${request.params.key_id}'`);
+      return { data: encodeKey(key) };
+    },
+  );
+
+  app.delete<{ Params: { key_id: string } }>('/v1/keys/:key_id', { schema: { params: KeyParams }, config }, async (request) => {
+    const hash = await revokeKey(db, request.principal!.accountId, request.params.key_id, context.clock.now().toISOString());
+    if (!hash) throw notFound(`Key '${request.params.key_id}'`);
+    context.keyCache.deleteHash(hash);
+    return { data: { id: request.params.key_id, revoked: true } };
+  });
+}

@@ -1,0 +1,53 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppContext } from './app-context.js';
+import { registerAccountRoutes } from './api/account/routes.js';
+import { registerAdminRoutes } from './api/admin/routes.js';
+import { registerCatalogRoutes } from './api/catalog/routes.js';
+import { registerHealthRoutes } from './api/health/routes.js';
+import { registerKeyRoutes } from './api/keys/routes.js';
+import { registerProviderRoutes } from './api/providers/routes.js';
+import './http/fastify-augment.js';
+import { registerAuth } from './http/register-auth.js';
+import { registerErrorHandling } from './http/register-error-handling.js';
+import { registerValidation } from './http/register-validation.js';
+
+/**
+ * Builds the HTTP application on a context; does not listen. Tests call `inject` or listen on
+ * port 0; `serve` listens on the configured address.
+ */
+export async function buildApp(context: AppContext): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    // Our own onResponse hook logs one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: context.config.server.bodyLimitBytes,
+    genReqId: () => context.createId('req'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+
+  // First hook of all, so that even a refused request carries its id.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerValidation(app);
+  registerErrorHandling(app);
+  registerAuth(app, context);
+
+  app.addHook('onResponse', async (request, reply) => {
+    // One line per request; never headers or bodies (keys and prompts stay out of logs).
+    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  registerHealthRoutes(app, context);
+  registerCatalogRoutes(app, context);
+  registerProviderRoutes(app, context);
+  registerAccountRoutes(app, context);
+  registerKeyRoutes(app, context);
+  registerAdminRoutes(app, context);
+
+  await app.ready();
+  return app;
+}

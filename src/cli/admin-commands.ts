@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { addCredits } from '../accounts/add-credits.js';
+import { createAccount } from '../accounts/create-account.js';
+import { createApiKey } from '../accounts/create-api-key.js';
+import { setMessengerLink } from '../accounts/set-messenger-link.js';
+import { encodeKey } from '../api/keys/encode-key.js';
+import { encodeAccount } from '../api/shared/encode-account.js';
+import { systemClock } from '../core/clock.js';
+import { createId } from '../core/ids.js';
+import { usdToNano } from '../core/money.js';
+import { readServerConfig } from '../config/read-server-config.js';
+import { notFound } from '../errors/gateway-error.js';
+import { createStore, migrateToLatest, type Store } from '../store/create-store.js';
+import { findAccount } from '../store/repositories/accounts.js';
+
+/**
+ * `switchyard admin …`: the admin API's operations, run straight on the database named by
+ * DATABASE_URL, so they work whether or not a server is running. Output is JSON on stdout.
+ */
+export function registerAdminCommands(program: Command): void {
+  const admin = program.command('admin').description('manage accounts directly in the database (DATABASE_URL)');
+
+  admin
+    .command('create-account')
+    .description('create an account and print its management API key')
+    .option('--name <name>', 'account name', 'default')
+    .option('--credits <usd>', 'opening credit in USD')
+    .action((options: { name: string; credits?: string }) =>
+      withStore(async (store) => {
+        const credits = options.credits === undefined ? undefined : parseUsd(options.credits);
+        const { account, key } = await createAccount({ store, clock: systemClock, createId }, { name: options.name, credits });
+        return { data: encodeAccount(account), key };
+      }),
+    );
+
+  admin
+    .command('add-credits <account-id> <usd>')
+    .description('add credits (USD) to an account')
+    .action((accountId: string, usd: string) =>
+      withStore(async (store) => {
+        const account = await addCredits({ store, clock: systemClock, createId }, accountId, parseUsd(usd), 'admin credit');
+        return { data: encodeAccount(account) };
+      }),
+    );
+
+  admin
+    .command('set-messenger <account-id> <linked>')
+    .description('mark the account\'s messenger link as linked (true) or not (false)')
+    .action((accountId: string, linked: string) =>
+      withStore(async (store) => {
+        if (linked !== 'true' && linked !== 'false') throw new Error('linked must be true or false');
+        await setMessengerLink({ store, clock: systemClock }, accountId, linked === 'true');
+        return { data: { linked: linked === 'true' } };
+      }),
+    );
+
+  admin
+    .command('show-account <account-id>')
+    .description('print an account with its balance and usage')
+    .action((accountId: string) =>
+      withStore(async (store) => {
+        const account = await findAccount(store.db, accountId);
+        if (!account) throw notFound(`Account '${accountId}'`);
+        return { data: encodeAccount(account) };
+      }),
+    );
+
+  admin
+    .command('create-key <account-id>')
+    .description('create another API key for an account')
+    .option('--name <name>', 'key name', 'key')
+    .option('--management', 'make it a management key', false)
+    .option('--limit <usd>', 'spending limit in USD')
+    .action((accountId: string, options: { name: string; management: boolean; limit?: string }) =>
+      withStore(async (store) => {
+        if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
+        const spendLimit = options.limit === undefined ? null : parseUsd(options.limit);
+        const { record, secret } = await createApiKey(store.db, { clock: systemClock, createId }, { accountId, name: options.name, management: options.management, spendLimit });
+        return { data: encodeKey(record), key: secret };
+      }),
+    );
+}
+
+async function withStore(action: (store: Store) => Promise<unknown>): Promise<void> {
+  const store = await createStore(readServerConfig(process.env).databaseUrl);
+  try {
+    await migrateToLatest(store);
+    const result = await action(store);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  } finally {
+    await store.close();
+  }
+}
+
+function parseUsd(text: string): bigint {
+  const amount = usdToNano(text);
+  if (amount <= 0n) throw new Error(`amount must be greater than 0, got ${text}`);
+  return amount;
+}

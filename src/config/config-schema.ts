@@ -1,0 +1,114 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The YAML config file (contract §1), as written by operators. Unknown keys are refused so that
+ * a typo never silently turns a setting off.
+ */
+const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], {
+  description: 'a non-negative USD amount',
+});
+
+const PricingSchema = Type.Object(
+  {
+    prompt: Type.Optional(Price),
+    completion: Type.Optional(Price),
+    cached_prompt: Type.Optional(Price),
+    cache_write: Type.Optional(Price),
+    reasoning: Type.Optional(Price),
+    request: Type.Optional(Price),
+    image: Type.Optional(Price),
+    video_second: Type.Optional(Price),
+    characters: Type.Optional(Price),
+  },
+  { additionalProperties: false },
+);
+
+const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]*$', description: 'a lowercase slug' });
+const PositiveInteger = Type.Integer({ minimum: 1 });
+
+const EndpointSchema = Type.Object(
+  {
+    provider: Type.String({ minLength: 1 }),
+    model: Type.String({ minLength: 1 }),
+    pricing: PricingSchema,
+    supported_parameters: Type.Optional(Type.Array(Type.String())),
+    streaming: Type.Optional(Type.Boolean()),
+    max_completion_tokens: Type.Optional(Type.Union([PositiveInteger, Type.Null()])),
+    context_length: Type.Optional(Type.Union([PositiveInteger, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+const InputModality = Type.Union(
+  [Type.Literal('text'), Type.Literal('image'), Type.Literal('audio'), Type.Literal('video'), Type.Literal('file')],
+  { description: 'one of text, image, audio, video, file' },
+);
+const OutputModality = Type.Union([Type.Literal('text'), Type.Literal('image'), Type.Literal('audio'), Type.Literal('video')], {
+  description: 'one of text, image, audio, video',
+});
+
+const ModelSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._:-]*$', description: 'an id of the form developer/model' }),
+    name: Type.String({ minLength: 1 }),
+    description: Type.Optional(Type.String()),
+    created: Type.Optional(Type.Integer({ minimum: 0 })),
+    free: Type.Optional(Type.Boolean()),
+    context_length: Type.Optional(Type.Union([PositiveInteger, Type.Null()])),
+    tokenizer: Type.Optional(Type.String()),
+    modalities: Type.Object(
+      { input: Type.Array(InputModality, { minItems: 1 }), output: Type.Array(OutputModality, { minItems: 1 }) },
+      { additionalProperties: false },
+    ),
+    endpoints: Type.Array(EndpointSchema, { minItems: 1 }),
+    voices: Type.Optional(Type.Array(Type.String())),
+    sizes: Type.Optional(Type.Array(Type.String())),
+    durations: Type.Optional(Type.Array(Type.Number({ exclusiveMinimum: 0 }))),
+    resolutions: Type.Optional(Type.Array(Type.String())),
+    aspect_ratios: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const ProviderSchema = Type.Object(
+  {
+    id: Slug,
+    name: Type.String({ minLength: 1 }),
+    api: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')], {
+      description: 'one of openai, anthropic, gemini',
+    }),
+    base_url: Type.String({ pattern: '^https?://', description: 'an http(s) URL' }),
+    api_key: Type.Optional(Type.String()),
+    enabled: Type.Optional(Type.Boolean()),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    timeouts: Type.Optional(
+      Type.Object(
+        { connect_ms: Type.Optional(PositiveInteger), first_byte_ms: Type.Optional(PositiveInteger), idle_ms: Type.Optional(PositiveInteger) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    limits: Type.Optional(
+      Type.Object(
+        {
+          free_daily_requests: Type.Optional(Type.Integer({ minimum: 0 })),
+          requests_per_minute: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    providers: Type.Array(ProviderSchema),
+    models: Type.Array(ModelSchema),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type ProviderEntry = Static<typeof ProviderSchema>;
+export type ModelEntry = Static<typeof ModelSchema>;
+export type EndpointEntry = Static<typeof EndpointSchema>;

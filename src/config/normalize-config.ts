@@ -1,0 +1,143 @@
+import { usdToNano } from '../core/money.js';
+import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './config-schema.js';
+import { ConfigError } from './config-error.js';
+import type { Config, EndpointPricing, ModelConfig, ProviderConfig, ServerConfig } from './types.js';
+
+export const canonicalParameters = new Set([
+  'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
+  'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning', 'user',
+]);
+
+const defaultTimeouts = { connectMs: 10_000, firstByteMs: 120_000, idleMs: 60_000 };
+
+/**
+ * Turns a schema-valid config file into the typed config: USD numbers become exact nano-USD
+ * integers, references are checked, defaults are filled. Errors name the file and field path.
+ */
+export function normalizeConfig(file: ConfigFile, source: string, server: ServerConfig): Config {
+  const fail = (path: string, expected: string): never => {
+    throw new ConfigError(`${source}: ${path}: ${expected}`);
+  };
+  const providers = file.providers.map((entry) => normalizeProvider(entry));
+  const providerIds = new Set<string>();
+  providers.forEach((provider, index) => {
+    if (providerIds.has(provider.id)) fail(`providers[${index}].id`, `expected a unique provider id, "${provider.id}" appears twice`);
+    providerIds.add(provider.id);
+  });
+  const modelIds = new Set<string>();
+  const models = file.models.map((entry, index) => {
+    const path = `models[${index}]`;
+    if (modelIds.has(entry.id)) fail(`${path}.id`, `expected a unique model id, "${entry.id}" appears twice`);
+    modelIds.add(entry.id);
+    return normalizeModel(entry, path, providerIds, fail);
+  });
+  return {
+    server,
+    source,
+    limits: {
+      freeDailyRequests: file.limits?.free_daily_requests ?? 50,
+      requestsPerMinute: file.limits?.requests_per_minute ?? 600,
+    },
+    providers,
+    models,
+  };
+}
+
+function normalizeProvider(entry: ProviderEntry): ProviderConfig {
+  const apiKey = entry.api_key ?? '';
+  return {
+    id: entry.id,
+    name: entry.name,
+    api: entry.api,
+    baseUrl: entry.base_url.replace(/\/+$/, ''),
+    apiKey,
+    // A provider written without `api_key` (a local vLLM, say) is on; one whose key variable is unset is off.
+    enabled: entry.enabled ?? (entry.api_key === undefined || apiKey !== ''),
+    headers: entry.headers ?? {},
+    timeouts: {
+      connectMs: entry.timeouts?.connect_ms ?? defaultTimeouts.connectMs,
+      firstByteMs: entry.timeouts?.first_byte_ms ?? defaultTimeouts.firstByteMs,
+      idleMs: entry.timeouts?.idle_ms ?? defaultTimeouts.idleMs,
+    },
+  };
+}
+
+function normalizeModel(
+  entry: ModelEntry,
+  path: string,
+  providerIds: Set<string>,
+  fail: (path: string, expected: string) => never,
+): ModelConfig {
+  const outputs = entry.modalities.output;
+  const isText = outputs.includes('text');
+  const free = entry.free ?? false;
+  if (isText && !entry.context_length) fail(`${path}.context_length`, 'expected a positive integer for a text model');
+  const endpoints = entry.endpoints.map((endpoint, index) => {
+    const endpointPath = `${path}.endpoints[${index}]`;
+    if (!providerIds.has(endpoint.provider)) fail(`${endpointPath}.provider`, `expected one of the configured providers (${[...providerIds].join(', ')}), got "${endpoint.provider}"`);
+    (endpoint.supported_parameters ?? []).forEach((name, parameterIndex) => {
+      if (!canonicalParameters.has(name)) {
+        fail(`${endpointPath}.supported_parameters[${parameterIndex}]`, `expected one of ${[...canonicalParameters].join(', ')}, got "${name}"`);
+      }
+    });
+    const pricing = normalizePricing(endpoint, `${endpointPath}.pricing`, fail);
+    if (free && Object.values(pricing).some((price) => price !== undefined && price !== 0n)) {
+      fail(`${endpointPath}.pricing`, 'expected all prices to be 0 for a free model');
+    }
+    if (isText && (endpoint.pricing.prompt === undefined || endpoint.pricing.completion === undefined)) {
+      fail(`${endpointPath}.pricing`, 'expected prompt and completion prices for a text model');
+    }
+    return {
+      provider: endpoint.provider,
+      model: endpoint.model,
+      pricing,
+      supportedParameters: endpoint.supported_parameters ?? [],
+      streaming: endpoint.streaming ?? isText,
+      maxCompletionTokens: endpoint.max_completion_tokens ?? null,
+      contextLength: endpoint.context_length ?? null,
+    };
+  });
+  return {
+    id: entry.id,
+    name: entry.name,
+    description: entry.description ?? '',
+    created: entry.created ?? 0,
+    free,
+    contextLength: entry.context_length ?? null,
+    inputModalities: entry.modalities.input,
+    outputModalities: outputs,
+    tokenizer: entry.tokenizer ?? 'Other',
+    endpoints,
+    voices: entry.voices ?? [],
+    sizes: entry.sizes ?? [],
+    durations: entry.durations ?? [],
+    resolutions: entry.resolutions ?? [],
+    aspectRatios: entry.aspect_ratios ?? [],
+  };
+}
+
+const pricingKeys = {
+  prompt: 'prompt',
+  completion: 'completion',
+  cached_prompt: 'cachedPrompt',
+  cache_write: 'cacheWrite',
+  reasoning: 'reasoning',
+  request: 'request',
+  image: 'image',
+  video_second: 'videoSecond',
+  characters: 'characters',
+} as const;
+
+function normalizePricing(endpoint: EndpointEntry, path: string, fail: (path: string, expected: string) => never): EndpointPricing {
+  const pricing: EndpointPricing = { prompt: 0n, completion: 0n };
+  for (const [key, field] of Object.entries(pricingKeys) as [keyof typeof pricingKeys, (typeof pricingKeys)[keyof typeof pricingKeys]][]) {
+    const value = endpoint.pricing[key];
+    if (value === undefined) continue;
+    try {
+      pricing[field] = usdToNano(value);
+    } catch {
+      fail(`${path}.${key}`, `expected a USD amount with at most 9 decimal places, got ${String(value)}`);
+    }
+  }
+  return pricing;
+}

@@ -1,0 +1,26 @@
+import type { ServerConfig } from './types.js';
+import { ConfigError } from './config-error.js';
+
+/** Reads the environment variables of contract §1 (listen address, stores, admin token, limits). */
+export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: readInteger(env, 'PORT', 8080, 0, 65535),
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/switchyard.db',
+    redisUrl: env.REDIS_URL || null,
+    adminToken: env.SWITCHYARD_ADMIN_TOKEN || null,
+    bodyLimitBytes: readInteger(env, 'SWITCHYARD_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    shutdownGraceMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}
+
+function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`environment variable ${name}: expected an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}

@@ -1,0 +1,63 @@
+import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { GatewayError } from './gateway-error.js';
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+  validation?: Array<{ instancePath?: string; keyword?: string; message?: string; params?: Record<string, unknown> }>;
+  validationContext?: string;
+}
+
+/**
+ * Maps anything thrown while handling a request onto a client-facing `GatewayError`.
+ * Unknown errors become a 500 whose message says nothing about internals.
+ */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof UpstreamError) {
+    return new GatewayError(error.code === 'timeout' ? 'upstream_timeout' : 'upstream_error', error.message, { cause: error });
+  }
+  const fastifyError = error as FastifyLikeError;
+  if (fastifyError?.validation) return fromValidation(fastifyError);
+  switch (fastifyError?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('payload_too_large', 'Request body is larger than the limit', { cause: error });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('unsupported_media_type', 'Unsupported Content-Type: send application/json', { cause: error });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_request', 'Request body is empty: send a JSON object', { cause: error });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', 'Request body is not valid JSON', { cause: error });
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (fastifyError?.statusCode === 400 && /JSON/i.test(fastifyError.message ?? ''))) {
+    return new GatewayError('invalid_request', 'Request body is not valid JSON', { cause: error });
+  }
+  if (fastifyError?.statusCode === 413) return new GatewayError('payload_too_large', 'Request body is larger than the limit', { cause: error });
+  if (fastifyError?.statusCode === 415) return new GatewayError('unsupported_media_type', 'Unsupported Content-Type', { cause: error });
+  return new GatewayError('internal_error', 'Internal error', { cause: error });
+}
+
+function fromValidation(error: FastifyLikeError): GatewayError {
+  const first = error.validation?.[0];
+  const part = error.validationContext ?? 'body';
+  const location = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
+  if (first?.keyword === 'additionalProperties') {
+    const name = String(first.params?.additionalProperty ?? '');
+    const field = location ? `${location}.${name}` : name;
+    return new GatewayError('invalid_request', `Unsupported parameter: '${field}' is not supported.`, { param: field });
+  }
+  if (first?.keyword === 'required') {
+    const name = String(first.params?.missingProperty ?? '');
+    const field = location ? `${location}.${name}` : name;
+    return new GatewayError('invalid_request', `'${field}' is required`, { param: field });
+  }
+  if (first?.keyword === 'type' && !location && part === 'body') {
+    return new GatewayError('invalid_request', 'Request body must be a JSON object');
+  }
+  const subject = location ? `'${location}'` : part === 'body' ? 'Request body' : `The ${part}`;
+  return new GatewayError('invalid_request', `${subject} ${first?.message ?? 'is invalid'}`, { param: location || undefined });
+}

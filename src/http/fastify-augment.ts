@@ -1,0 +1,18 @@
+import type { Principal } from '../auth/principal.js';
+import type { ErrorStyle } from '../errors/render-error.js';
+
+/**
+ * Who may call a route: `none` (health), `optional` (public catalog; a presented key must still
+ * be valid), `key` (any active key), `management` (management keys only), `admin` (operator token).
+ */
+export type AuthLevel = 'none' | 'optional' | 'key' | 'management' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthLevel;
+    errorStyle?: ErrorStyle;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}

@@ -1,0 +1,148 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table shapes as Kysely sees them. Money columns are nano-USD `bigint` on both dialects
+ * (SQLite runs with safe integers, PostgreSQL parses int8 as BigInt). Booleans are integers
+ * 0/1 and timestamps ISO 8601 UTC text, so one set of queries serves SQLite and PostgreSQL.
+ * SQLite hands every INTEGER back as a bigint; repositories convert with `toNumber`.
+ */
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  ledger_entries: LedgerEntriesTable;
+  reservations: ReservationsTable;
+  requests: RequestsTable;
+  usage_rollups: UsageRollupsTable;
+  default_providers: DefaultProvidersTable;
+  messenger_links: MessengerLinksTable;
+  tasks: TasksTable;
+}
+
+type Int = number | bigint;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  created_at: string;
+  total_credits: bigint;
+  total_usage: bigint;
+  /** Sum of open reservations; spendable balance is credits − usage − reserved. */
+  reserved: bigint;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  label: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  hash: string;
+  management: Int;
+  created_at: string;
+  revoked_at: string | null;
+  spend_limit: bigint | null;
+  usage: bigint;
+  reserved: bigint;
+  /** nano-USD per 1M tokens. */
+  max_price_prompt: bigint | null;
+  max_price_completion: bigint | null;
+  /** JSON: {"<model id>": {"prompt": "<nano per 1M>", "completion": "<nano per 1M>"}} */
+  model_max_prices: string;
+  requests_per_minute: Int | null;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  /** credit | charge */
+  kind: string;
+  amount: bigint;
+  request_id: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+export interface ReservationsTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  request_id: string;
+  amount: bigint;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface RequestsTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  model: string;
+  provider: string | null;
+  endpoint: string;
+  streamed: Int;
+  status: string;
+  error_code: string | null;
+  latency_ms: Int | null;
+  prompt_tokens: Int;
+  completion_tokens: Int;
+  cached_tokens: Int;
+  reasoning_tokens: Int;
+  cost: bigint;
+  estimated: Int;
+  created_at: string;
+}
+
+export interface UsageRollupsTable {
+  account_id: string;
+  day: string;
+  key_id: string;
+  model: string;
+  provider: string;
+  requests: Int;
+  prompt_tokens: bigint;
+  completion_tokens: bigint;
+  cost: bigint;
+}
+
+export interface DefaultProvidersTable {
+  account_id: string;
+  model: string;
+  provider: string;
+  updated_at: string;
+}
+
+export interface MessengerLinksTable {
+  account_id: string;
+  /** telegram | admin */
+  messenger: string;
+  external_id: string | null;
+  linked_at: string;
+}
+
+export interface TasksTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  kind: string;
+  model: string;
+  provider: string;
+  status: string;
+  progress: Int;
+  input: string;
+  provider_job_id: string | null;
+  reservation_id: string | null;
+  reserved: bigint;
+  cost: bigint | null;
+  error: string | null;
+  result: string | null;
+  idempotency_key: string | null;
+  attempts: Int;
+  next_poll_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  row_version: Generated<Int>;
+}

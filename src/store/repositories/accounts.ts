@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../database.js';
+import { toBigInt } from '../convert.js';
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+  totalCredits: bigint;
+  totalUsage: bigint;
+  reserved: bigint;
+  messengerLinked: boolean;
+}
+
+export async function insertAccount(db: Kysely<Database>, account: { id: string; name: string; createdAt: string }): Promise<void> {
+  await db
+    .insertInto('accounts')
+    .values({ id: account.id, name: account.name, created_at: account.createdAt, total_credits: 0n, total_usage: 0n, reserved: 0n })
+    .execute();
+}
+
+export async function findAccount(db: Kysely<Database>, id: string): Promise<AccountRecord | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .leftJoin('messenger_links', 'messenger_links.account_id', 'accounts.id')
+    .select(['accounts.id', 'accounts.name', 'accounts.created_at', 'accounts.total_credits', 'accounts.total_usage', 'accounts.reserved', 'messenger_links.account_id as linked'])
+    .where('accounts.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    totalCredits: toBigInt(row.total_credits),
+    totalUsage: toBigInt(row.total_usage),
+    reserved: toBigInt(row.reserved),
+    messengerLinked: row.linked !== null,
+  };
+}
+
+/** Adds credits: one ledger entry and the account total, in the caller's transaction. */
+export async function creditAccount(
+  db: Kysely<Database>,
+  entry: { ledgerId: string; accountId: string; amount: bigint; note: string | null; createdAt: string },
+): Promise<void> {
+  await db
+    .insertInto('ledger_entries')
+    .values({ id: entry.ledgerId, account_id: entry.accountId, key_id: null, kind: 'credit', amount: entry.amount, request_id: null, note: entry.note, created_at: entry.createdAt })
+    .execute();
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ total_credits: eb('total_credits', '+', entry.amount) }))
+    .where('id', '=', entry.accountId)
+    .execute();
+}

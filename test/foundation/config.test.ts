@@ -1,0 +1,113 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { testCatalogYaml } from '../helpers/test-config.js';
+
+function writeConfig(text: string): string {
+  const directory = mkdtempSync(join(tmpdir(), 'switchyard-config-'));
+  const path = join(directory, 'switchyard.yaml');
+  writeFileSync(path, text);
+  return path;
+}
+
+function loadError(text: string, env: NodeJS.ProcessEnv = {}): string {
+  const path = writeConfig(text);
+  try {
+    loadConfig({ SWITCHYARD_CONFIG: path, ...env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(path);
+    return (error as Error).message;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('config loading', () => {
+  it('loads the built-in catalog when no file is given, with exact prices and providers off without keys', () => {
+    const config = loadConfig({}, mkdtempSync(join(tmpdir(), 'switchyard-empty-')));
+    expect(config.source).toBe('built-in catalog');
+    expect(config.models.length).toBeGreaterThan(20);
+    expect(config.providers.map((provider) => provider.id)).toEqual(
+      expect.arrayContaining(['openai', 'anthropic', 'google', 'groq', 'deepseek', 'mistral', 'together', 'openrouter']),
+    );
+    expect(config.providers.every((provider) => provider.enabled === false)).toBe(true);
+    expect(config.models.some((model) => model.free)).toBe(true);
+    for (const model of config.models) {
+      for (const endpoint of model.endpoints) expect(typeof endpoint.pricing.prompt).toBe('bigint');
+    }
+  });
+
+  it('enables a built-in provider when its API key variable is set, and honours a base URL override', () => {
+    const config = loadConfig({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }, tmpdir());
+    const openai = config.providers.find((provider) => provider.id === 'openai');
+    expect(openai).toMatchObject({ enabled: true, apiKey: 'sk-test', baseUrl: 'http://127.0.0.1:9999/v1' });
+  });
+
+  it('reads the environment (port, host, database, admin token) with defaults', () => {
+    const config = loadConfig({ SWITCHYARD_CONFIG: writeConfig(testCatalogYaml), PORT: '9000', SWITCHYARD_ADMIN_TOKEN: 'secret' });
+    expect(config.server).toMatchObject({ port: 9000, host: '127.0.0.1', databaseUrl: 'sqlite:./data/switchyard.db', adminToken: 'secret', redisUrl: null });
+  });
+
+  it('interpolates ${VAR} and ${VAR:-default} in string values only', () => {
+    const config = loadConfig({ SWITCHYARD_CONFIG: writeConfig(testCatalogYaml), SIM_URL: 'http://127.0.0.1:4000', OFFLINE_API_KEY: 'k' });
+    expect(config.providers[0].baseUrl).toBe('http://127.0.0.1:4000/openai/v1');
+    expect(config.providers.find((provider) => provider.id === 'offline')?.enabled).toBe(true);
+    const fallback = loadConfig({ SWITCHYARD_CONFIG: writeConfig(testCatalogYaml) });
+    expect(fallback.providers[0].baseUrl).toBe('http://127.0.0.1:9/openai/v1');
+  });
+
+  it('converts USD prices exactly into nano-USD per 1M tokens', () => {
+    const config = loadConfig({ SWITCHYARD_CONFIG: writeConfig(testCatalogYaml) });
+    const endpoint = config.models[0].endpoints[0];
+    expect(endpoint.pricing.prompt).toBe(150_000_000n);
+    expect(endpoint.pricing.completion).toBe(600_000_000n);
+    expect(endpoint.pricing.cachedPrompt).toBe(75_000_000n);
+  });
+
+  it('names the file, the field path and the expectation for an unknown field', () => {
+    const message = loadError(testCatalogYaml.replace('  requests_per_minute: 0', '  requests_per_minute: 0\n  burst: 3'));
+    expect(message).toContain('limits.burst');
+    expect(message).toContain('unknown field');
+  });
+
+  it('refuses a wrong wire protocol naming the allowed ones', () => {
+    const message = loadError(testCatalogYaml.replace('api: anthropic', 'api: cohere'));
+    expect(message).toContain('providers[1].api');
+    expect(message).toContain('openai, anthropic, gemini');
+  });
+
+  it('refuses a price of the wrong type with its path', () => {
+    const message = loadError(testCatalogYaml.replace('prompt: 0.15', 'prompt: cheap'));
+    expect(message).toContain('models[0].endpoints[0].pricing.prompt');
+    expect(message).toMatch(/expected/);
+  });
+
+  it('refuses an endpoint naming an unknown provider', () => {
+    const message = loadError(testCatalogYaml.replace('- provider: offline', '- provider: nowhere'));
+    expect(message).toContain('models[0].endpoints[2].provider');
+    expect(message).toContain('"nowhere"');
+  });
+
+  it('refuses an unknown supported parameter, a priced free model, duplicate ids and a text model without context length', () => {
+    expect(loadError(testCatalogYaml.replace('supported_parameters: [max_tokens]', 'supported_parameters: [max_tokens, logit_bias]'))).toContain(
+      'models[0].endpoints[2].supported_parameters[1]',
+    );
+    expect(loadError(testCatalogYaml.replace('pricing: {prompt: 0, completion: 0}', 'pricing: {prompt: 1, completion: 0}'))).toContain(
+      'expected all prices to be 0 for a free model',
+    );
+    expect(loadError(testCatalogYaml.replace('id: acme/chat-small:free', 'id: acme/chat-small'))).toContain('appears twice');
+    expect(loadError(testCatalogYaml.replace('    context_length: 8192\n    tokenizer: GPT', '    tokenizer: GPT'))).toContain('models[0].context_length');
+  });
+
+  it('reports invalid YAML and a missing file', () => {
+    expect(loadError('providers: [\n')).toContain('invalid YAML');
+    expect(() => loadConfig({ SWITCHYARD_CONFIG: '/nonexistent/switchyard.yaml' })).toThrow(/cannot read the config file/);
+  });
+
+  it('refuses a bad environment value', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT: expected an integer/);
+  });
+});
