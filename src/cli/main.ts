@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
+import { runSimulatorFromCli, type SimulateCommandOptions } from '../simulator/index.js';
 import { registerAdminCommands } from './admin-commands.js';
 import { serve } from './serve.js';
 
@@ -19,5 +20,26 @@ export async function main(argv: string[]): Promise<void> {
       }
     });
   registerAdminCommands(program);
+  program
+    .command('simulate')
+    .description('run the provider simulator (OpenAI, Anthropic and Gemini wire protocols) for tests, benchmarks and demos')
+    .option('--port <port>', 'port, 0 picks a free one', '9090')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--latency <ms>', 'delay before the response headers')
+    .option('--tps <tokens>', 'stream pacing in tokens per second; 0 = as fast as possible')
+    .option('--chunk-tokens <n>', 'reply tokens per streamed chunk')
+    .option('--reply-tokens <n>', 'words in a generated reply')
+    .option('--api-key <key>', 'require this key on every request')
+    .action(async (options: SimulateCommandOptions) => {
+      try {
+        const simulator = await runSimulatorFromCli(options);
+        const stop = () => void simulator.close().then(() => process.exit(0));
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      } catch (error) {
+        process.stderr.write(`switchyard simulate: ${(error as Error).message}\n`);
+        process.exit(1);
+      }
+    });
   await program.parseAsync(argv);
 }

@@ -1,0 +1,13 @@
+export { startSimulator, simulatorBaseUrls } from './start-simulator.js';
+export { runSimulatorFromCli, type SimulateCommandOptions } from './run-simulator.js';
+export { countWords, countPromptTokens, MESSAGE_OVERHEAD_TOKENS, TOOL_CALL_TOKENS } from './count-tokens.js';
+export type {
+  FaultMatch,
+  FaultRule,
+  FaultSpec,
+  ProtocolStats,
+  Simulator,
+  SimulatorOptions,
+  SimulatorProtocol,
+  SimulatorStats,
+} from './simulator-types.js';

@@ -1,0 +1,90 @@
+/** The wire protocols the simulator speaks. */
+export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini';
+
+export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini'];
+
+export interface SimulatorOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Delay before the response headers (or the first stream event). Default 0. */
+  latencyMs?: number;
+  /** Stream pacing; 0 (the default) writes every event as fast as possible. */
+  tokensPerSecond?: number;
+  /** Reply tokens per streamed text chunk. Default 1. */
+  chunkTokens?: number;
+  /** Length of a generated text reply, in simulator tokens (words). Default 16. */
+  replyTokens?: number;
+  /** When set, every protocol request must carry this key in the protocol's auth header. */
+  apiKey?: string;
+}
+
+/**
+ * A fault to inject. The keys are snake_case because the same object travels as a prompt
+ * directive (`[[sim:status=429,retry_after=1]]`) and as JSON over `POST /_sim/faults`.
+ */
+export interface FaultSpec {
+  /** Answer with this HTTP status and the protocol's error body instead of a reply. */
+  status?: number;
+  /** Seconds, sent as the `retry-after` header with `status`. */
+  retry_after?: number;
+  /** Milliseconds before the response headers; replaces the simulator's `latencyMs`. */
+  latency?: number;
+  /** Destroy the socket after N stream events (non-streaming: 0 = before headers, else mid-body). */
+  disconnect_after?: number;
+  /** Send a truncated JSON event after N stream events, then end the response. */
+  malformed_after?: number;
+  /** Stop writing after N stream events and keep the connection open. */
+  stall_after?: number;
+  /** Send the protocol's in-stream error event after N stream events, then end the response. */
+  error_after?: number;
+  /** Leave usage out of the response. */
+  no_usage?: boolean;
+  /** Override the reply length for this request (not a fault, but handy in tests). */
+  reply_tokens?: number;
+}
+
+export interface FaultMatch {
+  protocol?: SimulatorProtocol;
+  model?: string;
+}
+
+export interface FaultRule {
+  match?: FaultMatch;
+  fault: FaultSpec;
+  /** How many matching requests the rule applies to; unlimited when absent. */
+  times?: number;
+}
+
+export interface ProtocolStats {
+  requests: number;
+  models: Record<string, number>;
+}
+
+export interface SimulatorStats {
+  /** Protocol requests received (control requests under /_sim are not counted). */
+  requests: number;
+  protocols: Record<SimulatorProtocol, ProtocolStats>;
+  /** Requests whose client went away before the response finished. */
+  aborted: number;
+  /** Requests currently in flight. */
+  open: number;
+  /** Requests that had a fault applied (rule or directive). */
+  faultsInjected: number;
+}
+
+export interface Simulator {
+  /** http://HOST:PORT, without a trailing slash. */
+  url: string;
+  port: number;
+  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`. */
+  baseUrls: Record<SimulatorProtocol, string>;
+  close(): Promise<void>;
+  stats(): SimulatorStats;
+  /** Clears the statistics and the fault rules. */
+  reset(): void;
+  /** Adds a fault rule; returns its id. Rules are tried in the order they were added. */
+  setFault(rule: FaultRule): string;
+  clearFaults(): void;
+}

@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createFaultStore } from './faults.js';
+import { handleControlRequest, sendJson } from './handle-control-request.js';
+import { handleProtocolRequest, type SimulatorSettings, type SimulatorState } from './handle-protocol-request.js';
+import { matchRoute } from './match-route.js';
+import type { Simulator, SimulatorOptions, SimulatorProtocol } from './simulator-types.js';
+import { createStatsRecorder } from './stats.js';
+
+const DEFAULT_REPLY_TOKENS = 16;
+
+/** Starts the provider simulator on a real HTTP port (0 picks a free one). */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const settings = resolveSettings(options);
+  const stats = createStatsRecorder();
+  const faults = createFaultStore();
+  let sequence = 0;
+  let shuttingDown = false;
+  const state: SimulatorState = { settings, stats, faults, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
+  const control = {
+    stats: () => stats.snapshot(),
+    reset() {
+      stats.reset();
+      faults.clear();
+    },
+    setFault: faults.add,
+    clearFaults: faults.clear,
+    listFaults: faults.list,
+  };
+
+  const server = createServer((request, response) => {
+    route(request, response).catch(() => {
+      // A bug in the simulator must not hang the client that hit it.
+      if (!response.headersSent) sendJson(response, 500, { error: { message: 'simulator internal error' } });
+      else response.destroy();
+    });
+  });
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = request.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+    const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
+    const match = matchRoute(request.method ?? 'GET', pathname, query);
+    if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
+    if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
+    request.resume();
+    sendJson(response, 404, { error: { message: `no simulator route for ${request.method} ${pathname}` } });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  return {
+    url,
+    port,
+    baseUrls: simulatorBaseUrls(url),
+    ...control,
+    close() {
+      shuttingDown = true;
+      return new Promise((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Stalled streams and idle keep-alive sockets would otherwise hold close() forever.
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** The base URL each vendor SDK expects, for a simulator at `url`. */
+export function simulatorBaseUrls(url: string): Record<SimulatorProtocol, string> {
+  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta` };
+}
+
+function resolveSettings(options: SimulatorOptions): SimulatorSettings {
+  const check = (name: string, value: number, minimum: number) => {
+    if (!Number.isFinite(value) || value < minimum) throw new RangeError(`simulator option ${name} must be a number >= ${minimum}`);
+    return value;
+  };
+  return {
+    latencyMs: check('latencyMs', options.latencyMs ?? 0, 0),
+    tokensPerSecond: check('tokensPerSecond', options.tokensPerSecond ?? 0, 0),
+    chunkTokens: Math.floor(check('chunkTokens', options.chunkTokens ?? 1, 1)),
+    replyTokens: Math.floor(check('replyTokens', options.replyTokens ?? DEFAULT_REPLY_TOKENS, 0)),
+    apiKey: options.apiKey === '' ? undefined : options.apiKey,
+  };
+}
