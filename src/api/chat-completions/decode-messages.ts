@@ -1,0 +1,108 @@
+import type { AssistantContentPart, AssistantMessage, Message, ToolCallPart } from '../../core/content.js';
+import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import { decodeTextContent, decodeTextPart, decodeUserContent, readContentArray } from './decode-content-parts.js';
+import { isAbsent, readArray, readObject, readString, rejectUnknownKeys, type JsonObject } from './read-json-fields.js';
+
+const roleContentKeys = new Set(['role', 'content']);
+const toolKeys = new Set(['role', 'content', 'tool_call_id']);
+/**
+ * `refusal`, `reasoning`, `annotations` and `audio` appear because SDK users append the previous
+ * response's `message` object verbatim to the next request's `messages`.
+ */
+const assistantKeys = new Set(['role', 'content', 'tool_calls', 'function_call', 'refusal', 'reasoning', 'annotations', 'audio']);
+const toolCallKeys = new Set(['id', 'type', 'function']);
+const functionKeys = new Set(['name', 'arguments']);
+const refusalPartKeys = new Set(['type', 'refusal']);
+
+/**
+ * Decodes `messages` into canonical messages. Tool results get the function's name from the
+ * assistant call they answer (Gemini keys function responses by name).
+ */
+export function decodeMessages(value: unknown): Message[] {
+  if (isAbsent(value)) throw invalidRequest("'messages' is required", 'messages');
+  const entries = readArray(value, 'messages');
+  if (entries.length === 0) throw invalidRequest("'messages' must contain at least one message", 'messages');
+  const toolNames = new Map<string, string>();
+  return entries.flatMap((entry, index) => decodeMessage(entry, `messages[${index}]`, toolNames));
+}
+
+function decodeMessage(entry: unknown, field: string, toolNames: Map<string, string>): Message[] {
+  const message = readObject(entry, field);
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      rejectUnknownKeys(message, roleContentKeys, field);
+      // One canonical system message per part keeps the client's boundaries; protocols with a
+      // single system field join them.
+      return decodeTextContent(message.content, `${field}.content`).map((part) => ({ role: 'system', content: part.text }));
+    case 'user':
+      rejectUnknownKeys(message, roleContentKeys, field);
+      return [{ role: 'user', content: decodeUserContent(message.content, `${field}.content`) }];
+    case 'assistant':
+      return [decodeAssistantMessage(message, field, toolNames)];
+    case 'tool': {
+      rejectUnknownKeys(message, toolKeys, field);
+      const toolCallId = readString(message.tool_call_id, `${field}.tool_call_id`, { nonEmpty: true });
+      const toolName = toolNames.get(toolCallId);
+      return [{ role: 'tool', toolCallId, ...(toolName ? { toolName } : {}), content: decodeTextContent(message.content, `${field}.content`) }];
+    }
+    case 'function':
+      throw unsupportedParameter(`${field}.role`, "value 'function' (legacy function calling) is not supported; use 'tool' messages");
+    default:
+      throw invalidRequest(`'${field}.role' must be one of system, developer, user, assistant, tool`, `${field}.role`);
+  }
+}
+
+function decodeAssistantMessage(message: JsonObject, field: string, toolNames: Map<string, string>): AssistantMessage {
+  rejectUnknownKeys(message, assistantKeys, field);
+  if (!isAbsent(message.function_call)) {
+    throw unsupportedParameter(`${field}.function_call`, 'is legacy function calling and is not supported; use tool_calls');
+  }
+  if (!isAbsent(message.audio)) throw unsupportedParameter(`${field}.audio`);
+  if (!isAbsent(message.annotations)) readArray(message.annotations, `${field}.annotations`);
+  const content: AssistantContentPart[] = [];
+  if (!isAbsent(message.reasoning)) {
+    content.push({ type: 'reasoning', text: readString(message.reasoning, `${field}.reasoning`) });
+  }
+  if (!isAbsent(message.content)) content.push(...decodeAssistantText(message.content, `${field}.content`));
+  if (!isAbsent(message.refusal)) content.push({ type: 'text', text: readString(message.refusal, `${field}.refusal`) });
+  if (!isAbsent(message.tool_calls)) {
+    readArray(message.tool_calls, `${field}.tool_calls`).forEach((entry, index) => {
+      const call = decodeToolCall(entry, `${field}.tool_calls[${index}]`);
+      toolNames.set(call.id, call.name);
+      content.push(call);
+    });
+  }
+  return { role: 'assistant', content };
+}
+
+/** Assistant content is a string or `text` / `refusal` parts; a refusal is what the model said. */
+function decodeAssistantText(value: unknown, field: string): AssistantContentPart[] {
+  if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }];
+  return readContentArray(value, field).map((entry, index) => {
+    const partField = `${field}[${index}]`;
+    const part = readObject(entry, partField);
+    if (part.type === 'text') return decodeTextPart(part, partField);
+    if (part.type !== 'refusal') {
+      throw unsupportedParameter(`${partField}.type`, `value '${String(part.type)}' is not supported (only text and refusal parts)`);
+    }
+    rejectUnknownKeys(part, refusalPartKeys, partField);
+    return { type: 'text', text: readString(part.refusal, `${partField}.refusal`) };
+  });
+}
+
+function decodeToolCall(entry: unknown, field: string): ToolCallPart {
+  const call = readObject(entry, field);
+  if (call.type !== 'function') {
+    throw unsupportedParameter(`${field}.type`, `value '${String(call.type)}' is not supported (only 'function' tool calls)`);
+  }
+  rejectUnknownKeys(call, toolCallKeys, field);
+  const fn = readObject(call.function, `${field}.function`);
+  rejectUnknownKeys(fn, functionKeys, `${field}.function`);
+  return {
+    type: 'tool-call',
+    id: readString(call.id, `${field}.id`, { nonEmpty: true }),
+    name: readString(fn.name, `${field}.function.name`, { nonEmpty: true }),
+    arguments: readString(fn.arguments, `${field}.function.arguments`),
+  };
+}

@@ -1,0 +1,51 @@
+import type { TextResult } from '../../core/text-result.js';
+import type { ResponseMeta } from '../shared/text-call.js';
+import { encodeUsage, type ChatUsage } from './encode-usage.js';
+import { mapFinishReason, type ChatFinishReason } from './map-finish-reason.js';
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatCompletionMessage {
+  role: 'assistant';
+  content: string | null;
+  refusal: null;
+  tool_calls?: ChatToolCall[];
+  /** OpenRouter's field for the model's reasoning text. */
+  reasoning?: string;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: [{ index: 0; message: ChatCompletionMessage; finish_reason: ChatFinishReason; logprobs: null }];
+  usage: ChatUsage;
+}
+
+/** A complete result as OpenAI's `chat.completion` object; `cost` is nano-USD. */
+export function encodeChatCompletionsResponse(result: TextResult, meta: ResponseMeta, cost: bigint): ChatCompletion {
+  let content: string | null = null;
+  let reasoning: string | undefined;
+  const toolCalls: ChatToolCall[] = [];
+  for (const part of result.content) {
+    if (part.type === 'text') content = (content ?? '') + part.text;
+    else if (part.type === 'reasoning') reasoning = (reasoning ?? '') + part.text;
+    else toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+  }
+  const message: ChatCompletionMessage = { role: 'assistant', content, refusal: null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (reasoning) message.reasoning = reasoning;
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, message, finish_reason: mapFinishReason(result.finishReason), logprobs: null }],
+    usage: encodeUsage(result.usage, cost),
+  };
+}

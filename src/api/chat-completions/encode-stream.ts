@@ -1,0 +1,104 @@
+import type { StreamError, StreamPart } from '../../core/stream-part.js';
+import type { ResponseMeta } from '../shared/text-call.js';
+import { encodeUsage } from './encode-usage.js';
+import { mapFinishReason, type ChatFinishReason } from './map-finish-reason.js';
+
+type ChunkDelta =
+  | { role: 'assistant'; content: ''; refusal: null }
+  | { content: string }
+  | { reasoning: string }
+  | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }] }
+  | Record<string, never>;
+
+interface ChunkChoice {
+  index: 0;
+  delta: ChunkDelta;
+  finish_reason: ChatFinishReason | null;
+  logprobs: null;
+}
+
+const done = 'data: [DONE]\n\n';
+
+/**
+ * Canonical stream parts → OpenAI `chat.completion.chunk` SSE frames, each a complete
+ * `data: …\n\n` string, ending with `data: [DONE]`. After the finish chunk comes one chunk with
+ * `choices: []` and the usage (with OpenRouter's `cost`), which is sent whether or not the client
+ * asked for `stream_options.include_usage`. A failure ends the stream in-band: a chunk with
+ * `finish_reason: "error"` and a top-level `error` object, as OpenRouter does; the OpenAI SDK
+ * raises it as an `APIError`.
+ */
+export async function* encodeChatCompletionsStream(parts: AsyncIterable<StreamPart>, meta: ResponseMeta): AsyncGenerator<string> {
+  // One chunk object, refilled for every frame: it is serialized at once, so each delta costs
+  // only its own small object and the frame string.
+  const choice: ChunkChoice = { index: 0, delta: {}, finish_reason: null, logprobs: null };
+  const template = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [choice] };
+  const chunk = (delta: ChunkDelta, finishReason: ChatFinishReason | null = null): string => {
+    choice.delta = delta;
+    choice.finish_reason = finishReason;
+    return frame(template);
+  };
+  let started = false;
+  for await (const part of parts) {
+    if (!started && part.type !== 'error') {
+      started = true;
+      yield chunk({ role: 'assistant', content: '', refusal: null });
+    }
+    switch (part.type) {
+      case 'text-delta':
+        if (part.text) yield chunk({ content: part.text });
+        break;
+      case 'reasoning-delta':
+        if (part.text) yield chunk({ reasoning: part.text });
+        break;
+      case 'tool-call-start':
+        yield chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+        break;
+      case 'tool-call-delta':
+        if (part.argumentsDelta) yield chunk({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] });
+        break;
+      case 'finish':
+        yield chunk({}, mapFinishReason(part.finishReason));
+        yield frame({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [], usage: encodeUsage(part.usage, part.cost) });
+        yield done;
+        return;
+      case 'error':
+        yield errorFrame(part.error, meta);
+        yield done;
+        return;
+      // `start` needs nothing beyond the role chunk; a reasoning signature has no field in this style.
+      case 'start':
+      case 'reasoning-signature':
+        break;
+    }
+  }
+  // Every canonical stream ends with `finish` or `error`; one that does not was cut short.
+  yield errorFrame({ code: 'internal_error', message: 'The generation stream ended unexpectedly', status: 500 }, meta);
+  yield done;
+}
+
+function errorFrame(error: StreamError, meta: ResponseMeta): string {
+  return frame({
+    id: meta.id,
+    object: 'chat.completion.chunk',
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, delta: {}, finish_reason: 'error', logprobs: null }],
+    error: {
+      code: error.code,
+      message: error.message,
+      status: error.status,
+      type: mapErrorType(error.status),
+      metadata: { request_id: meta.id },
+    },
+  });
+}
+
+/** OpenAI's `error.type` names, which clients switch on. */
+function mapErrorType(status: number): string {
+  if (status === 429) return 'rate_limit_error';
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+function frame(payload: object): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}

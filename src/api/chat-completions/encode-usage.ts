@@ -1,0 +1,27 @@
+import { nanoToUsd } from '../../core/money.js';
+import { totalTokens, type Usage } from '../../core/usage.js';
+
+/** OpenAI's `usage` object, plus OpenRouter's `cost` in USD. */
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
+  completion_tokens_details: { reasoning_tokens: number };
+  cost?: number;
+}
+
+/** Token counts keep OpenAI's meaning: `prompt_tokens` includes the cached ones. */
+export function encodeUsage(usage: Usage, cost: bigint | undefined): ChatUsage {
+  const promptDetails: ChatUsage['prompt_tokens_details'] = { cached_tokens: usage.cachedPromptTokens ?? 0 };
+  if (usage.cacheWritePromptTokens) promptDetails.cache_write_tokens = usage.cacheWritePromptTokens;
+  const encoded: ChatUsage = {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: totalTokens(usage),
+    prompt_tokens_details: promptDetails,
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+  };
+  if (cost !== undefined) encoded.cost = nanoToUsd(cost);
+  return encoded;
+}

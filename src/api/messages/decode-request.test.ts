@@ -1,0 +1,199 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { decodeMessagesRequest } from './decode-request.js';
+
+const base = { model: 'anthropic/claude-sonnet-4', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }] };
+
+function decode(extra: Record<string, unknown>) {
+  return decodeMessagesRequest({ ...base, ...extra });
+}
+
+function refusal(body: Record<string, unknown>): GatewayError {
+  try {
+    decodeMessagesRequest(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return error as GatewayError;
+  }
+  throw new Error('expected the decoder to refuse the body');
+}
+
+const refusalOf = (extra: Record<string, unknown>) => refusal({ ...base, ...extra });
+
+describe('decodeMessagesRequest: basics', () => {
+  it('decodes the minimal body; the required max_tokens is not an optional parameter', () => {
+    const call = decodeMessagesRequest(base);
+    expect(call.route).toEqual({ model: 'anthropic/claude-sonnet-4', fallbackModels: [], provider: undefined });
+    expect(call.request).toEqual({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], maxTokens: 1024, stream: false });
+    expect(call.parameters).toEqual([]);
+  });
+
+  it('routes with models and provider', () => {
+    expect(decode({ models: ['openai/gpt-4o'], provider: { sort: 'price' } }).route).toEqual({
+      model: 'anthropic/claude-sonnet-4', fallbackModels: ['openai/gpt-4o'], provider: { sort: 'price' },
+    });
+  });
+
+  it('requires model, max_tokens and messages', () => {
+    expect(refusal({ max_tokens: 5, messages: base.messages }).param).toBe('model');
+    expect(refusal({ model: 'a/b', messages: base.messages })).toMatchObject({ code: 'invalid_request', status: 400, message: "'max_tokens' is required", param: 'max_tokens' });
+    expect(refusalOf({ max_tokens: 0 }).message).toBe("'max_tokens' must be an integer at least 1");
+    expect(refusal({ model: 'a/b', max_tokens: 5 }).message).toBe("'messages' is required");
+    expect(refusalOf({ messages: [] }).param).toBe('messages');
+  });
+
+  it('puts system (string or text blocks) first, accepting cache_control', () => {
+    expect(decode({ system: 'Be brief.' }).request.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    const call = decode({
+      system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      cache_control: { type: 'ephemeral' },
+    });
+    expect(call.request.messages.slice(0, 2)).toEqual([{ role: 'system', content: 'A' }, { role: 'system', content: 'B' }]);
+    expect(call.parameters).toEqual([]);
+    expect(refusalOf({ system: [{ type: 'text', text: 'A', cache_control: { type: 'persistent' } }] }).param).toBe('system[0].cache_control.type');
+    expect(refusalOf({ system: [{ type: 'image', source: {} }] }).param).toBe('system[0].type');
+    expect(refusalOf({ system: 5 }).message).toBe("'system' must be a string or an array of content blocks");
+  });
+
+  it('reads stream', () => {
+    expect(decode({ stream: true }).request.stream).toBe(true);
+    expect(refusalOf({ stream: 1 }).param).toBe('stream');
+  });
+});
+
+describe('decodeMessagesRequest: parameters', () => {
+  it('maps sampling parameters, stop sequences and metadata.user_id', () => {
+    const call = decode({ temperature: 0.3, top_p: 0.8, top_k: 20, stop_sequences: ['\n\nHuman:'], metadata: { user_id: 'u-1' } });
+    expect(call.request).toMatchObject({ temperature: 0.3, topP: 0.8, topK: 20, stop: ['\n\nHuman:'], user: 'u-1' });
+    expect(call.parameters).toEqual([
+      { name: 'stop', field: 'stop_sequences' },
+      { name: 'temperature', field: 'temperature' },
+      { name: 'top_p', field: 'top_p' },
+      { name: 'top_k', field: 'top_k' },
+      { name: 'user', field: 'metadata.user_id' },
+    ]);
+    expect(decode({ metadata: {} }).parameters).toEqual([]);
+    expect(decode({ metadata: { user_id: null } }).request.user).toBeUndefined();
+  });
+
+  it.each([
+    ['temperature', 1.5, "'temperature' must be a number between 0 and 1"],
+    ['top_p', -0.1, "'top_p' must be a number between 0 and 1"],
+    ['top_k', 2.5, "'top_k' must be an integer at least 0"],
+    ['stop_sequences', 'END', "'stop_sequences' must be an array of non-empty strings"],
+    ['metadata', { user_id: 5 }, "'metadata.user_id' must be a string"],
+  ])('refuses %s = %j', (field, value, message) => {
+    expect(refusalOf({ [field]: value })).toMatchObject({ code: 'invalid_request', message });
+  });
+
+  it('maps thinking to a reasoning budget and output_config to effort and a JSON schema', () => {
+    expect(decode({ thinking: { type: 'enabled', budget_tokens: 2048 } })).toMatchObject({
+      request: { reasoning: { maxTokens: 2048 } },
+      parameters: [{ name: 'reasoning', field: 'thinking' }],
+    });
+    expect(decode({ thinking: { type: 'disabled' } }).request.reasoning).toBeUndefined();
+    expect(decode({ thinking: { type: 'disabled' } }).parameters).toEqual([]);
+    expect(decode({ thinking: { type: 'adaptive' } }).request.reasoning).toEqual({});
+    const schema = { type: 'object', properties: { answer: { type: 'string' } } };
+    const call = decode({ thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: { type: 'json_schema', schema } } });
+    expect(call.request.reasoning).toEqual({ effort: 'high' });
+    expect(call.request.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema });
+    expect(call.parameters).toEqual([
+      { name: 'reasoning', field: 'thinking' },
+      { name: 'reasoning', field: 'output_config.effort' },
+      { name: 'response_format', field: 'output_config.format' },
+    ]);
+  });
+
+  it.each([
+    [{ thinking: { type: 'enabled' } }, 'thinking.budget_tokens'],
+    [{ thinking: { type: 'sometimes' } }, 'thinking.type'],
+    [{ thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' } }, 'thinking.display'],
+    [{ thinking: { type: 'disabled', budget_tokens: 5 } }, 'thinking.budget_tokens'],
+    [{ output_config: { effort: 'max' } }, 'output_config.effort'],
+    [{ output_config: { format: { type: 'json_schema' } } }, 'output_config.format.schema'],
+    [{ output_config: { verbosity: 'low' } }, 'output_config.verbosity'],
+  ])('refuses bad reasoning options %#', (extra, param) => {
+    expect(refusalOf(extra)).toMatchObject({ code: 'invalid_request', param });
+  });
+
+  it.each([
+    'container', 'mcp_servers', 'service_tier', 'inference_geo', 'speed', 'context_management', 'diagnostics', 'frequency_penalty', 'n',
+  ])('refuses the unknown or unsupported field %s, naming it', (field) => {
+    const error = refusalOf({ [field]: 'x' });
+    expect(error).toMatchObject({ code: 'invalid_request', param: field });
+    expect(error.message).toBe(`Unsupported parameter: '${field}' is not supported.`);
+  });
+});
+
+describe('decodeMessagesRequest: tools', () => {
+  const weather = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
+
+  it('decodes custom tools and every tool_choice', () => {
+    const call = decode({ tools: [weather, { type: 'custom', name: 'now', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' }, strict: true }], tool_choice: { type: 'any', disable_parallel_tool_use: true } });
+    expect(call.request.tools).toEqual([
+      { name: 'get_weather', description: 'Weather', parameters: weather.input_schema },
+      { name: 'now', parameters: { type: 'object' }, strict: true },
+    ]);
+    expect(call.request).toMatchObject({ toolChoice: 'required', parallelToolCalls: false });
+    expect(call.parameters).toEqual([
+      { name: 'tools', field: 'tools' },
+      { name: 'tool_choice', field: 'tool_choice' },
+      { name: 'parallel_tool_calls', field: 'tool_choice.disable_parallel_tool_use' },
+    ]);
+    expect(decode({ tools: [weather], tool_choice: { type: 'auto', disable_parallel_tool_use: false } }).request).toMatchObject({ toolChoice: 'auto', parallelToolCalls: true });
+    expect(decode({ tools: [weather], tool_choice: { type: 'none' } }).request.toolChoice).toBe('none');
+    expect(decode({ tools: [weather], tool_choice: { type: 'tool', name: 'get_weather' } }).request.toolChoice).toEqual({ type: 'tool', name: 'get_weather' });
+  });
+
+  it.each([
+    [{ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type'],
+    [{ tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'tools[0].type'],
+    [{ tools: [{ name: 'x', input_schema: {}, defer_loading: true }] }, 'tools[0].defer_loading'],
+    [{ tools: [{ name: 'x' }] }, 'tools[0].input_schema'],
+    [{ tool_choice: { type: 'required' } }, 'tool_choice.type'],
+    [{ tool_choice: { type: 'none', disable_parallel_tool_use: true } }, 'tool_choice.disable_parallel_tool_use'],
+    [{ tools: [weather], tool_choice: { type: 'tool', name: 'other' } }, 'tool_choice.name'],
+    [{ tool_choice: 'auto' }, 'tool_choice'],
+  ])('refuses bad tools %#', (extra, param) => {
+    expect(refusalOf(extra)).toMatchObject({ code: 'invalid_request', param });
+  });
+});
+
+describe('decodeMessagesRequest: bodies sent by the official Anthropic SDK', () => {
+  it('decodes a streaming call with system blocks, thinking, tools and a tool round', async () => {
+    let body: Record<string, unknown> | undefined;
+    const client = new Anthropic({
+      apiKey: 'sk-ant-test',
+      baseURL: 'http://gateway.test',
+      maxRetries: 0,
+      fetch: async (_url, init) => {
+        body = JSON.parse(String(init?.body));
+        return new Response(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'captured' } }), { status: 400 });
+      },
+    });
+    await client.messages.stream({
+      model: 'anthropic/claude-sonnet-4',
+      max_tokens: 4096,
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      tool_choice: { type: 'auto' },
+      metadata: { user_id: 'u-9' },
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'assistant', content: [
+          { type: 'thinking', thinking: 'Call it.', signature: 'sig' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } },
+        ] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3°C' }] },
+      ],
+    }).finalMessage().catch(() => undefined);
+    if (!body) throw new Error('the SDK sent nothing');
+    const call = decodeMessagesRequest(body);
+    expect(call.request).toMatchObject({ stream: true, maxTokens: 4096, reasoning: { maxTokens: 2048 }, user: 'u-9', toolChoice: 'auto' });
+    expect(call.request.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(call.parameters.map((parameter) => parameter.field)).toEqual(['tools', 'tool_choice', 'thinking', 'metadata.user_id']);
+  });
+});

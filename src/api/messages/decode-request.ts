@@ -1,0 +1,98 @@
+import type { Message } from '../../core/content.js';
+import type { CanonicalParameter, TextRequest } from '../../core/text-request.js';
+import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import { decodeRouteRequest, routeFields } from '../shared/decode-route-request.js';
+import type { DecodedTextCall, RequestedParameter } from '../shared/text-call.js';
+import { isAbsent, readBoolean, readInteger, readNumber, readStringList } from '../chat-completions/read-json-fields.js';
+import { checkCacheControl } from './decode-content-blocks.js';
+import { decodeMessages, decodeSystem } from './decode-messages.js';
+import { decodeMetadataUser, decodeOutputConfig, decodeThinking } from './decode-output-options.js';
+import { decodeToolChoice, decodeTools } from './decode-tools.js';
+
+const acceptedFields = new Set<string>([
+  ...routeFields,
+  'max_tokens', 'messages', 'system', 'stream', 'tools', 'tool_choice', 'stop_sequences', 'temperature', 'top_p',
+  'top_k', 'thinking', 'output_config', 'metadata', 'cache_control',
+]);
+
+/**
+ * Decodes an Anthropic Messages body (with OpenRouter's `models` and `provider`) into the
+ * canonical call. `max_tokens` is required here, as in Anthropic's API; being mandatory it is
+ * not listed in `parameters`, which names only the optional parameters the client chose.
+ */
+export function decodeMessagesRequest(body: Record<string, unknown>): DecodedTextCall {
+  for (const field of Object.keys(body)) {
+    if (!acceptedFields.has(field)) throw unsupportedParameter(field);
+  }
+  const route = decodeRouteRequest(body);
+  if (isAbsent(body.max_tokens)) throw invalidRequest("'max_tokens' is required", 'max_tokens');
+  const maxTokens = readInteger(body.max_tokens, 'max_tokens', 1);
+  const system: Message[] = isAbsent(body.system) ? [] : decodeSystem(body.system);
+  const request: TextRequest = {
+    messages: [...system, ...decodeMessages(body.messages)],
+    maxTokens,
+    stream: isAbsent(body.stream) ? false : readBoolean(body.stream, 'stream'),
+  };
+  const parameters: RequestedParameter[] = [];
+  const record = (field: string, name: CanonicalParameter) => parameters.push({ name, field });
+  const has = (field: string) => !isAbsent(body[field]);
+
+  checkCacheControl(body.cache_control, 'cache_control');
+  if (has('tools')) {
+    request.tools = decodeTools(body.tools);
+    record('tools', 'tools');
+  }
+  if (has('tool_choice')) {
+    const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, request.tools);
+    request.toolChoice = toolChoice;
+    record('tool_choice', 'tool_choice');
+    if (parallelToolCalls !== undefined) {
+      request.parallelToolCalls = parallelToolCalls;
+      record('tool_choice.disable_parallel_tool_use', 'parallel_tool_calls');
+    }
+  }
+  if (has('stop_sequences')) {
+    request.stop = readStringList(body.stop_sequences, 'stop_sequences');
+    record('stop_sequences', 'stop');
+  }
+  if (has('temperature')) {
+    request.temperature = readNumber(body.temperature, 'temperature', 0, 1);
+    record('temperature', 'temperature');
+  }
+  if (has('top_p')) {
+    request.topP = readNumber(body.top_p, 'top_p', 0, 1);
+    record('top_p', 'top_p');
+  }
+  if (has('top_k')) {
+    request.topK = readInteger(body.top_k, 'top_k', 0);
+    record('top_k', 'top_k');
+  }
+  decodeReasoningAndFormat(body, request, record);
+  const user = has('metadata') ? decodeMetadataUser(body.metadata) : undefined;
+  if (user !== undefined) {
+    request.user = user;
+    record('metadata.user_id', 'user');
+  }
+  return { route, request, parameters };
+}
+
+/** `thinking` sets the reasoning budget, `output_config` its effort and the answer's JSON schema. */
+function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRequest, record: (field: string, name: CanonicalParameter) => void): void {
+  if (!isAbsent(body.thinking)) {
+    const reasoning = decodeThinking(body.thinking);
+    if (reasoning) {
+      request.reasoning = reasoning;
+      record('thinking', 'reasoning');
+    }
+  }
+  if (isAbsent(body.output_config)) return;
+  const { effort, responseFormat } = decodeOutputConfig(body.output_config);
+  if (effort) {
+    request.reasoning = { ...request.reasoning, effort };
+    record('output_config.effort', 'reasoning');
+  }
+  if (responseFormat) {
+    request.responseFormat = responseFormat;
+    record('output_config.format', 'response_format');
+  }
+}

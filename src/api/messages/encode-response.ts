@@ -1,0 +1,66 @@
+import type { AssistantContentPart } from '../../core/content.js';
+import type { TextResult } from '../../core/text-result.js';
+import type { ResponseMeta } from '../shared/text-call.js';
+import { encodeUsage, type MessagesUsage } from './encode-usage.js';
+import { mapStopReason, type StopReason } from './map-stop-reason.js';
+
+export type MessagesContentBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+export interface MessagesResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: MessagesContentBlock[];
+  stop_reason: StopReason;
+  stop_sequence: string | null;
+  stop_details: null;
+  usage: MessagesUsage;
+}
+
+/** A complete result as Anthropic's `Message` object; `cost` is nano-USD. */
+export function encodeMessagesResponse(result: TextResult, meta: ResponseMeta, cost: bigint): MessagesResponse {
+  return {
+    id: meta.id,
+    type: 'message',
+    role: 'assistant',
+    model: meta.model,
+    content: result.content.map(encodeBlock),
+    stop_reason: mapStopReason(result.finishReason, result.stopSequence),
+    stop_sequence: result.stopSequence ?? null,
+    stop_details: null,
+    usage: encodeUsage(result.usage, cost),
+  };
+}
+
+function encodeBlock(part: AssistantContentPart): MessagesContentBlock {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'reasoning':
+      if (part.redactedData !== undefined) return { type: 'redacted_thinking', data: part.redactedData };
+      // Reasoning from a provider that does not sign it gets an empty signature: the block keeps
+      // Anthropic's shape, and an adapter can tell unsigned thinking apart when it is sent back.
+      return { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
+    case 'tool-call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) };
+  }
+}
+
+/**
+ * Anthropic sends tool input as a JSON object. Providers stream it as text: an empty text means
+ * no arguments; text that is not JSON (a malformed model call) is passed on as the string, so the
+ * client's tool validation reports it instead of the gateway hiding it.
+ */
+export function parseToolInput(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

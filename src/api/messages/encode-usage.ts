@@ -1,0 +1,31 @@
+import { nanoToUsd } from '../../core/money.js';
+import type { Usage } from '../../core/usage.js';
+
+/** Anthropic's `usage`, plus the gateway's `cost` in USD. */
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens_details?: { thinking_tokens: number };
+  cost?: number;
+}
+
+/**
+ * Anthropic counts `input_tokens` WITHOUT the tokens read from or written to the prompt cache
+ * (total input = input + cache_creation + cache_read), whereas canonical `promptTokens` includes
+ * them. https://docs.anthropic.com/en/api/messages#response-usage
+ */
+export function encodeUsage(usage: Usage, cost: bigint | undefined): MessagesUsage {
+  const cacheRead = usage.cachedPromptTokens ?? 0;
+  const cacheWrite = usage.cacheWritePromptTokens ?? 0;
+  const encoded: MessagesUsage = {
+    input_tokens: Math.max(0, usage.promptTokens - cacheRead - cacheWrite),
+    output_tokens: usage.completionTokens,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+  };
+  if (usage.reasoningTokens !== undefined) encoded.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
+  if (cost !== undefined) encoded.cost = nanoToUsd(cost);
+  return encoded;
+}

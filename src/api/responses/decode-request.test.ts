@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { decodeResponsesRequest } from './decode-request.js';
+
+const base = { model: 'openai/gpt-4o-mini', input: 'Hi' };
+
+function refusal(body: Record<string, unknown>): GatewayError {
+  try {
+    decodeResponsesRequest(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return error as GatewayError;
+  }
+  throw new Error('expected the request to be refused');
+}
+
+describe('decodeResponsesRequest: routing and basics', () => {
+  it('decodes a minimal request with defaults in the echo and no parameters', () => {
+    const { call, echo } = decodeResponsesRequest(base);
+    expect(call.route).toEqual({ model: 'openai/gpt-4o-mini', fallbackModels: [], provider: undefined });
+    expect(call.request).toEqual({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], stream: false });
+    expect(call.parameters).toEqual([]);
+    expect(echo).toEqual({
+      instructions: null, tools: [], tool_choice: 'auto', temperature: null, top_p: null, max_output_tokens: null,
+      parallel_tool_calls: true, text: { format: { type: 'text' } }, reasoning: { effort: null, summary: null }, metadata: {},
+    });
+  });
+
+  it('passes models and provider to the shared route decoder', () => {
+    const { call } = decodeResponsesRequest({ ...base, models: ['a/b', 'openai/gpt-4o-mini'], provider: { order: ['openai'], sort: 'price' } });
+    expect(call.route).toEqual({ model: 'openai/gpt-4o-mini', fallbackModels: ['a/b'], provider: { order: ['openai'], sort: 'price' } });
+  });
+
+  it('requires model and input', () => {
+    expect(refusal({ input: 'x' }).param).toBe('model');
+    expect(refusal({ model: 'm' }).message).toBe("'input' is required");
+  });
+
+  it('reads stream', () => {
+    expect(decodeResponsesRequest({ ...base, stream: true }).call.request.stream).toBe(true);
+    expect(decodeResponsesRequest({ ...base, stream: null }).call.request.stream).toBe(false);
+    expect(refusal({ ...base, stream: 'yes' }).message).toBe("'stream' must be a boolean");
+  });
+
+  it('puts instructions first as a system message and echoes them', () => {
+    const { call, echo } = decodeResponsesRequest({ ...base, instructions: 'Be brief.', input: [{ role: 'developer', content: 'Use French.' }, { role: 'user', content: 'Hi' }] });
+    expect(call.request.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'system', content: 'Use French.' },
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+    ]);
+    expect(echo.instructions).toBe('Be brief.');
+    expect(refusal({ ...base, instructions: ['x'] }).message).toBe("'instructions' must be a string");
+  });
+});
+
+describe('decodeResponsesRequest: sampling and limits', () => {
+  it('maps each optional parameter to its canonical name and field', () => {
+    const { call, echo } = decodeResponsesRequest({
+      ...base, max_output_tokens: 256, temperature: 0.2, top_p: 0.9, parallel_tool_calls: false, user: 'u-1', metadata: { team: 'a' },
+    });
+    expect(call.request).toMatchObject({ maxTokens: 256, temperature: 0.2, topP: 0.9, parallelToolCalls: false, user: 'u-1' });
+    expect(call.parameters).toEqual([
+      { name: 'parallel_tool_calls', field: 'parallel_tool_calls' },
+      { name: 'max_tokens', field: 'max_output_tokens' },
+      { name: 'temperature', field: 'temperature' },
+      { name: 'top_p', field: 'top_p' },
+      { name: 'user', field: 'user' },
+    ]);
+    expect(echo).toMatchObject({ max_output_tokens: 256, temperature: 0.2, top_p: 0.9, parallel_tool_calls: false, user: 'u-1', metadata: { team: 'a' } });
+  });
+
+  it('treats null as not set', () => {
+    const { call } = decodeResponsesRequest({ ...base, temperature: null, top_p: null, max_output_tokens: null, user: null, metadata: null });
+    expect(call.parameters).toEqual([]);
+  });
+
+  it('refuses out-of-range values, naming the field', () => {
+    expect(refusal({ ...base, temperature: 3 }).message).toBe("'temperature' must be a number between 0 and 2");
+    expect(refusal({ ...base, top_p: -0.1 }).param).toBe('top_p');
+    expect(refusal({ ...base, max_output_tokens: 0 }).message).toBe("'max_output_tokens' must be a positive integer");
+    expect(refusal({ ...base, max_output_tokens: 1.5 }).param).toBe('max_output_tokens');
+    expect(refusal({ ...base, parallel_tool_calls: 'no' }).param).toBe('parallel_tool_calls');
+  });
+
+  it('validates metadata against OpenAI limits', () => {
+    expect(refusal({ ...base, metadata: { a: 1 } }).message).toBe("'metadata.a' must be a string of at most 512 characters");
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']));
+    expect(refusal({ ...base, metadata: many }).message).toBe("'metadata' may hold at most 16 pairs");
+    expect(refusal({ ...base, metadata: 'x' }).message).toBe("'metadata' must be an object");
+  });
+});
+
+describe('decodeResponsesRequest: text format and reasoning', () => {
+  it('maps json_schema format to response_format', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    const { call, echo } = decodeResponsesRequest({ ...base, text: { format: { type: 'json_schema', name: 'out', schema, strict: true, description: 'd' } } });
+    expect(call.request.responseFormat).toEqual({ type: 'json_schema', name: 'out', schema, strict: true, description: 'd' });
+    expect(call.parameters).toEqual([{ name: 'response_format', field: 'text.format' }]);
+    expect(echo.text).toEqual({ format: { type: 'json_schema', name: 'out', schema, description: 'd', strict: true } });
+  });
+
+  it('maps json_object, and leaves the default text format off the canonical request', () => {
+    expect(decodeResponsesRequest({ ...base, text: { format: { type: 'json_object' } } }).call.request.responseFormat).toEqual({ type: 'json_object' });
+    const plain = decodeResponsesRequest({ ...base, text: { format: { type: 'text' } } });
+    expect(plain.call.request.responseFormat).toBeUndefined();
+    expect(plain.call.parameters).toEqual([]);
+  });
+
+  it('refuses malformed or unknown text options', () => {
+    expect(refusal({ ...base, text: { format: { type: 'json_schema', schema: {} } } }).message).toBe("'text.format.name' is required");
+    expect(refusal({ ...base, text: { format: { type: 'json_schema', name: 'x' } } }).param).toBe('text.format.schema');
+    expect(refusal({ ...base, text: { format: { type: 'xml' } } }).param).toBe('text.format.type');
+    expect(refusal({ ...base, text: { verbosity: 'low' } }).message).toBe("Unsupported parameter: 'text.verbosity' is not supported.");
+  });
+
+  it('maps reasoning effort and echoes the summary setting', () => {
+    const { call, echo } = decodeResponsesRequest({ ...base, reasoning: { effort: 'high', summary: 'auto' } });
+    expect(call.request.reasoning).toEqual({ effort: 'high' });
+    expect(call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning' }]);
+    expect(echo.reasoning).toEqual({ effort: 'high', summary: 'auto' });
+  });
+
+  it('records reasoning when only a summary is asked for, also under its deprecated name', () => {
+    const summary = decodeResponsesRequest({ ...base, reasoning: { summary: 'detailed' } });
+    expect(summary.call.request.reasoning).toEqual({});
+    expect(summary.call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning' }]);
+    expect(decodeResponsesRequest({ ...base, reasoning: { generate_summary: 'concise' } }).echo.reasoning).toEqual({ effort: null, summary: 'concise' });
+    expect(refusal({ ...base, reasoning: { generate_summary: 'long' } }).param).toBe('reasoning.generate_summary');
+  });
+
+  it('treats an empty reasoning object as not set and refuses efforts with no canonical meaning', () => {
+    expect(decodeResponsesRequest({ ...base, reasoning: {} }).call.parameters).toEqual([]);
+    expect(refusal({ ...base, reasoning: { effort: 'xhigh' } }).param).toBe('reasoning.effort');
+    expect(refusal({ ...base, reasoning: { effort: 'loud' } }).message).toBe("'reasoning.effort' must be one of minimal, low, medium, high");
+    expect(refusal({ ...base, reasoning: { mode: 'pro' } }).param).toBe('reasoning.mode');
+  });
+});
+
+describe('decodeResponsesRequest: state the gateway does not keep', () => {
+  it('accepts the stateless values', () => {
+    expect(() => decodeResponsesRequest({ ...base, store: false, background: false, include: [], truncation: 'disabled', previous_response_id: null, conversation: null })).not.toThrow();
+  });
+
+  it('refuses store: true with the agreed message', () => {
+    const error = refusal({ ...base, store: true });
+    expect(error.message).toBe('store: true is not supported; this gateway keeps no response state');
+    expect(error.param).toBe('store');
+    expect(error.status).toBe(400);
+  });
+
+  it.each([
+    ['previous_response_id', 'resp_1'],
+    ['conversation', 'conv_1'],
+    ['background', true],
+    ['include', ['reasoning.encrypted_content']],
+    ['truncation', 'auto'],
+  ])('refuses %s, naming it', (field, value) => {
+    const error = refusal({ ...base, [field]: value });
+    expect(error.code).toBe('invalid_request');
+    expect(error.param).toBe(field);
+    expect(error.message).toContain(`'${field}'`);
+  });
+
+  it.each(['prompt', 'service_tier', 'prompt_cache_key', 'top_logprobs', 'frobnicate'])('refuses the unknown or unsupported field %s', (field) => {
+    const error = refusal({ ...base, [field]: 'x' });
+    expect(error.message).toBe(`Unsupported parameter: '${field}' is not supported.`);
+    expect(error.param).toBe(field);
+  });
+});

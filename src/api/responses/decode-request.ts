@@ -1,0 +1,109 @@
+import type { Message } from '../../core/content.js';
+import type { TextRequest } from '../../core/text-request.js';
+import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import { decodeRouteRequest, routeFields } from '../shared/decode-route-request.js';
+import type { DecodedTextCall, RequestedParameter } from '../shared/text-call.js';
+import { decodeInputItems } from './decode-input-items.js';
+import { decodeReasoning, decodeTextFormat } from './decode-text-options.js';
+import { decodeToolChoice, decodeTools } from './decode-tools.js';
+import { createDefaultEcho, type ResponsesEcho } from './responses-echo.js';
+import { refuseStatefulFields } from './refuse-stateful-fields.js';
+import { expectBoolean, expectNumberInRange, expectObject, expectPositiveInteger, expectString, isAbsent } from './validate-shape.js';
+
+const knownFields = new Set<string>([
+  ...routeFields,
+  'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens',
+  'temperature', 'top_p', 'text', 'reasoning', 'user', 'metadata', 'stream',
+  'store', 'previous_response_id', 'background', 'conversation', 'include', 'truncation',
+]);
+
+/**
+ * Decodes a `POST /responses` body (OpenAI's Responses API) into the canonical text call, plus
+ * the fields the Response object repeats. Anything we cannot honour is a 400 naming the field.
+ * Reference: https://platform.openai.com/docs/api-reference/responses/create
+ */
+export function decodeResponsesRequest(body: Record<string, unknown>): { call: DecodedTextCall; echo: ResponsesEcho } {
+  for (const key of Object.keys(body)) {
+    if (!knownFields.has(key)) throw unsupportedParameter(key);
+  }
+  refuseStatefulFields(body);
+  const route = decodeRouteRequest(body);
+  const echo = createDefaultEcho();
+  const parameters: RequestedParameter[] = [];
+  const request: TextRequest = { messages: decodeMessages(body, echo), stream: isAbsent(body.stream) ? false : expectBoolean(body.stream, 'stream') };
+
+  if (!isAbsent(body.tools)) {
+    const decoded = decodeTools(body.tools);
+    echo.tools = decoded.echo;
+    if (decoded.tools.length > 0) {
+      request.tools = decoded.tools;
+      parameters.push({ name: 'tools', field: 'tools' });
+    }
+  }
+  if (!isAbsent(body.tool_choice)) {
+    const decoded = decodeToolChoice(body.tool_choice, request.tools ?? []);
+    request.toolChoice = decoded.toolChoice;
+    echo.tool_choice = decoded.echo;
+    parameters.push({ name: 'tool_choice', field: 'tool_choice' });
+  }
+  if (!isAbsent(body.parallel_tool_calls)) {
+    request.parallelToolCalls = echo.parallel_tool_calls = expectBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
+    parameters.push({ name: 'parallel_tool_calls', field: 'parallel_tool_calls' });
+  }
+  if (!isAbsent(body.max_output_tokens)) {
+    request.maxTokens = echo.max_output_tokens = expectPositiveInteger(body.max_output_tokens, 'max_output_tokens');
+    parameters.push({ name: 'max_tokens', field: 'max_output_tokens' });
+  }
+  if (!isAbsent(body.temperature)) {
+    request.temperature = echo.temperature = expectNumberInRange(body.temperature, 'temperature', 0, 2);
+    parameters.push({ name: 'temperature', field: 'temperature' });
+  }
+  if (!isAbsent(body.top_p)) {
+    request.topP = echo.top_p = expectNumberInRange(body.top_p, 'top_p', 0, 1);
+    parameters.push({ name: 'top_p', field: 'top_p' });
+  }
+  if (!isAbsent(body.text)) {
+    const decoded = decodeTextFormat(body.text);
+    echo.text = { format: decoded.echo };
+    if (decoded.responseFormat) {
+      request.responseFormat = decoded.responseFormat;
+      parameters.push({ name: 'response_format', field: 'text.format' });
+    }
+  }
+  if (!isAbsent(body.reasoning)) {
+    const decoded = decodeReasoning(body.reasoning);
+    echo.reasoning = decoded.echo;
+    if (decoded.echo.effort !== null || decoded.echo.summary !== null) {
+      request.reasoning = decoded.reasoning;
+      parameters.push({ name: 'reasoning', field: 'reasoning' });
+    }
+  }
+  if (!isAbsent(body.user)) {
+    request.user = echo.user = expectString(body.user, 'user');
+    parameters.push({ name: 'user', field: 'user' });
+  }
+  if (!isAbsent(body.metadata)) echo.metadata = decodeMetadata(body.metadata);
+  return { call: { route, request, parameters }, echo };
+}
+
+/** `instructions` becomes the first system message, ahead of any system items in `input`. */
+function decodeMessages(body: Record<string, unknown>, echo: ResponsesEcho): Message[] {
+  const messages = decodeInputItems(body.input);
+  if (isAbsent(body.instructions)) return messages;
+  echo.instructions = expectString(body.instructions, 'instructions');
+  return [{ role: 'system', content: echo.instructions }, ...messages];
+}
+
+/** OpenAI's limits: at most 16 pairs, keys up to 64 characters, string values up to 512. */
+function decodeMetadata(value: unknown): Record<string, string> {
+  const metadata = expectObject(value, 'metadata');
+  const entries = Object.entries(metadata);
+  if (entries.length > 16) throw invalidRequest("'metadata' may hold at most 16 pairs", 'metadata');
+  for (const [key, entry] of entries) {
+    if (key.length > 64) throw invalidRequest(`'metadata' key '${key.slice(0, 20)}…' is longer than 64 characters`, 'metadata');
+    if (typeof entry !== 'string' || entry.length > 512) {
+      throw invalidRequest(`'metadata.${key}' must be a string of at most 512 characters`, `metadata.${key}`);
+    }
+  }
+  return metadata as Record<string, string>;
+}

@@ -1,0 +1,63 @@
+import type { ReasoningOptions, ResponseFormat } from '../../core/text-request.js';
+import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import type { ReasoningWire, TextFormatWire } from './responses-wire.js';
+import { expectBoolean, expectObject, expectOneOf, expectString, isAbsent, isJsonObject, rejectUnknownKeys } from './validate-shape.js';
+
+const textKeys = new Set(['format']);
+const jsonSchemaKeys = new Set(['type', 'name', 'schema', 'strict', 'description']);
+const reasoningKeys = new Set(['effort', 'summary', 'generate_summary']);
+
+export interface DecodedTextFormat {
+  /** Undefined for `{type: 'text'}`: plain text is every model's default, not a constraint to route on. */
+  responseFormat?: ResponseFormat;
+  echo: TextFormatWire;
+}
+
+/** `text: {format}` — the Responses API's place for what Chat Completions calls `response_format`. */
+export function decodeTextFormat(value: unknown): DecodedTextFormat {
+  const text = expectObject(value, 'text');
+  rejectUnknownKeys(text, textKeys, 'text');
+  if (isAbsent(text.format)) return { echo: { type: 'text' } };
+  const format = expectObject(text.format, 'text.format');
+  const type = expectOneOf(format.type, 'text.format.type', ['text', 'json_object', 'json_schema'] as const);
+  if (type !== 'json_schema') {
+    rejectUnknownKeys(format, new Set(['type']), 'text.format');
+    return type === 'text' ? { echo: { type } } : { responseFormat: { type }, echo: { type } };
+  }
+  rejectUnknownKeys(format, jsonSchemaKeys, 'text.format');
+  const name = expectString(format.name, 'text.format.name');
+  if (!isJsonObject(format.schema)) throw invalidRequest("'text.format.schema' must be a JSON Schema object", 'text.format.schema');
+  const description = isAbsent(format.description) ? undefined : expectString(format.description, 'text.format.description');
+  const strict = isAbsent(format.strict) ? undefined : expectBoolean(format.strict, 'text.format.strict');
+  const optional = { ...(description === undefined ? {} : { description }), ...(strict === undefined ? {} : { strict }) };
+  return {
+    responseFormat: { type, name, schema: format.schema, ...optional },
+    echo: { type, name, schema: format.schema, ...(description === undefined ? {} : { description }), strict: strict ?? null },
+  };
+}
+
+export interface DecodedReasoning {
+  reasoning: ReasoningOptions;
+  echo: ReasoningWire;
+}
+
+/**
+ * `summary` only shapes how the reasoning is shown; canonical reasoning has no such knob, and the
+ * gateway always reports the reasoning it receives as a summary item.
+ */
+export function decodeReasoning(value: unknown): DecodedReasoning {
+  const input = expectObject(value, 'reasoning');
+  rejectUnknownKeys(input, reasoningKeys, 'reasoning');
+  const reasoning: ReasoningOptions = {};
+  if (!isAbsent(input.effort)) {
+    if (typeof input.effort === 'string' && ['none', 'xhigh', 'max'].includes(input.effort)) {
+      throw unsupportedParameter('reasoning.effort', `value '${input.effort}' is not supported; use minimal, low, medium or high`);
+    }
+    reasoning.effort = expectOneOf(input.effort, 'reasoning.effort', ['minimal', 'low', 'medium', 'high'] as const);
+  }
+  // `generate_summary` is the deprecated spelling of `summary`.
+  const summaryValue = input.summary ?? input.generate_summary;
+  const summaryPath = isAbsent(input.summary) ? 'reasoning.generate_summary' : 'reasoning.summary';
+  const summary = isAbsent(summaryValue) ? null : expectOneOf(summaryValue, summaryPath, ['auto', 'concise', 'detailed'] as const);
+  return { reasoning, echo: { effort: reasoning.effort ?? null, summary } };
+}

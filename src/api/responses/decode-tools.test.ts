@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { decodeResponsesRequest } from './decode-request.js';
+
+const base = { model: 'openai/gpt-4o-mini', input: 'Weather?' };
+const weather = { type: 'function', name: 'get_weather', description: 'Look it up', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true };
+
+function refusal(body: Record<string, unknown>): GatewayError {
+  try {
+    decodeResponsesRequest(body);
+  } catch (error) {
+    return error as GatewayError;
+  }
+  throw new Error('expected the request to be refused');
+}
+
+describe('decodeResponsesRequest: tools', () => {
+  it('maps function tools and echoes them in wire shape', () => {
+    const { call, echo } = decodeResponsesRequest({ ...base, tools: [weather, { type: 'function', name: 'now', parameters: null, strict: null }] });
+    expect(call.request.tools).toEqual([
+      { name: 'get_weather', description: 'Look it up', parameters: weather.parameters, strict: true },
+      { name: 'now', parameters: { type: 'object', properties: {} } },
+    ]);
+    expect(echo.tools).toEqual([
+      weather,
+      { type: 'function', name: 'now', description: null, parameters: null, strict: null },
+    ]);
+    expect(call.parameters).toEqual([{ name: 'tools', field: 'tools' }]);
+  });
+
+  it('does not record an empty tools list as a parameter', () => {
+    const { call } = decodeResponsesRequest({ ...base, tools: [] });
+    expect(call.request.tools).toBeUndefined();
+    expect(call.parameters).toEqual([]);
+  });
+
+  it.each(['web_search', 'file_search', 'computer_use_preview', 'code_interpreter', 'mcp', 'image_generation'])('refuses the built-in tool %s, naming its type', (type) => {
+    const error = refusal({ ...base, tools: [weather, { type }] });
+    expect(error.param).toBe('tools[1].type');
+    expect(error.message).toContain(`'${type}' is a built-in tool`);
+  });
+
+  it('refuses malformed function tools with their path', () => {
+    expect(refusal({ ...base, tools: [{ type: 'function' }] }).message).toBe("'tools[0].name' is required");
+    expect(refusal({ ...base, tools: [{ ...weather, parameters: 'x' }] }).param).toBe('tools[0].parameters');
+    expect(refusal({ ...base, tools: [{ ...weather, defer_loading: true }] }).param).toBe('tools[0].defer_loading');
+    expect(refusal({ ...base, tools: [weather, weather] }).message).toBe("'tools[1].name' repeats the function name 'get_weather'");
+    expect(refusal({ ...base, tools: {} }).message).toBe("'tools' must be an array");
+  });
+});
+
+describe('decodeResponsesRequest: tool_choice', () => {
+  it.each(['auto', 'none', 'required'] as const)('accepts %s', (choice) => {
+    const { call, echo } = decodeResponsesRequest({ ...base, tools: [weather], tool_choice: choice });
+    expect(call.request.toolChoice).toBe(choice);
+    expect(echo.tool_choice).toBe(choice);
+    expect(call.parameters).toContainEqual({ name: 'tool_choice', field: 'tool_choice' });
+  });
+
+  it('maps a named function to a canonical tool choice', () => {
+    const { call, echo } = decodeResponsesRequest({ ...base, tools: [weather], tool_choice: { type: 'function', name: 'get_weather' } });
+    expect(call.request.toolChoice).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(echo.tool_choice).toEqual({ type: 'function', name: 'get_weather' });
+  });
+
+  it('refuses choices that name no declared function or another tool kind', () => {
+    expect(refusal({ ...base, tools: [weather], tool_choice: { type: 'function', name: 'nope' } }).param).toBe('tool_choice.name');
+    expect(refusal({ ...base, tool_choice: { type: 'web_search_preview' } }).param).toBe('tool_choice.type');
+    expect(refusal({ ...base, tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }).param).toBe('tool_choice.type');
+    expect(refusal({ ...base, tool_choice: 'any' }).param).toBe('tool_choice');
+  });
+});

@@ -1,0 +1,43 @@
+import type { AssistantContentPart, ReasoningPart, ToolCallPart } from '../../core/content.js';
+import { deriveItemId } from './derive-item-id.js';
+import type { FunctionCallItem, ItemStatus, MessageItem, OutputItem, ReasoningItem } from './responses-wire.js';
+
+export function encodeMessageItem(id: string, text: string, status: ItemStatus): MessageItem {
+  return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+}
+
+export function encodeFunctionCallItem(id: string, call: { id: string; name: string; arguments: string }, status: ItemStatus): FunctionCallItem {
+  return { id, type: 'function_call', status, call_id: call.id, name: call.name, arguments: call.arguments };
+}
+
+/** Canonical reasoning is reported as a summary: it is what a client may show, never hidden tokens. */
+export function encodeReasoningItem(id: string, text: string, signature: string | undefined): ReasoningItem {
+  const item: ReasoningItem = { id, type: 'reasoning', summary: text === '' ? [] : [{ type: 'summary_text', text }] };
+  if (signature !== undefined) item.encrypted_content = signature;
+  return item;
+}
+
+/**
+ * A complete result's content → output items in model order. Adjacent text parts form one
+ * message (the stream encoder also writes one text part per message), each reasoning part and
+ * each tool call is its own item. `lastStatus` marks the final item of a truncated answer.
+ */
+export function encodeOutputItems(content: AssistantContentPart[], responseId: string, lastStatus: ItemStatus): OutputItem[] {
+  const groups: Array<ReasoningPart | ToolCallPart | { type: 'text'; text: string }> = [];
+  for (const part of content) {
+    const previous = groups.at(-1);
+    if (part.type === 'text' && previous?.type === 'text') previous.text += part.text;
+    else groups.push(part.type === 'text' ? { type: 'text', text: part.text } : part);
+  }
+  return groups.map((group, index) => {
+    const status: ItemStatus = index === groups.length - 1 ? lastStatus : 'completed';
+    switch (group.type) {
+      case 'text':
+        return encodeMessageItem(deriveItemId('message', responseId, index), group.text, status);
+      case 'tool-call':
+        return encodeFunctionCallItem(deriveItemId('function_call', responseId, index), group, status);
+      case 'reasoning':
+        return encodeReasoningItem(deriveItemId('reasoning', responseId, index), group.text, group.signature);
+    }
+  });
+}

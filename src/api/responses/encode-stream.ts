@@ -1,0 +1,140 @@
+import type { StreamError, StreamPart } from '../../core/stream-part.js';
+import { systemClock, type Clock } from '../../core/clock.js';
+import type { ResponseMeta } from '../shared/text-call.js';
+import { unixSeconds } from './unix-seconds.js';
+import { buildResponseObject, type ResponseState } from './build-response-object.js';
+import { deriveItemId } from './derive-item-id.js';
+import { encodeUsage } from './encode-usage.js';
+import { formatSseEvent, type StreamEvent } from './format-sse-event.js';
+import { mapFinishStatus } from './map-finish-status.js';
+import type { ResponsesEcho } from './responses-echo.js';
+import type { ItemStatus, OutputItem } from './responses-wire.js';
+import { closeItemEvents, deltaEvents, openItemEvents, type OpenFunctionCall, type OpenItem } from './stream-item-events.js';
+
+export interface EncodeStreamOptions {
+  /** The time source for `completed_at`; defaults to the system clock. */
+  clock?: Clock;
+}
+
+/**
+ * Canonical stream parts → the Responses API's SSE events, numbered from 0 by `sequence_number`.
+ * Nothing is written until the first part arrives, so the caller can still fail over while the
+ * upstream has said nothing. Text and reasoning items close when another item starts; function
+ * calls stay open until the end, because their argument deltas may interleave (by `index`).
+ * Reference: https://platform.openai.com/docs/api-reference/responses-streaming
+ */
+export async function* encodeResponsesStream(
+  parts: AsyncIterable<StreamPart>,
+  meta: ResponseMeta,
+  echo: ResponsesEcho,
+  options: EncodeStreamOptions = {},
+): AsyncGenerator<string> {
+  const clock = options.clock ?? systemClock;
+  const output: OutputItem[] = [];
+  const calls = new Map<number, OpenFunctionCall>();
+  let open: OpenItem[] = [];
+  let sequence = 0;
+  let nextOutputIndex = 0;
+  let started = false;
+
+  const frames = (events: StreamEvent[]): string[] => events.map((event) => formatSseEvent({ ...event, sequence_number: sequence++ }));
+  const snapshot = (state: Omit<ResponseState, 'output'>) => buildResponseObject(meta, echo, { ...state, output: [...output] });
+
+  function start(): StreamEvent[] {
+    if (started) return [];
+    started = true;
+    const response = snapshot({ status: 'in_progress', usage: null });
+    return [{ type: 'response.created', response }, { type: 'response.in_progress', response }];
+  }
+
+  function close(items: OpenItem[], status: ItemStatus): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    for (const item of items) {
+      const closed = closeItemEvents(item, status);
+      output[item.outputIndex] = closed.done;
+      events.push(...closed.events);
+    }
+    open = open.filter((item) => !items.includes(item));
+    return events;
+  }
+
+  /** The open item of `kind` to append to, or a new one after closing open text and reasoning. */
+  function current(kind: 'message' | 'reasoning'): { item: OpenItem; events: StreamEvent[] } {
+    const existing = open.find((item) => item.kind === kind);
+    if (existing) return { item: existing, events: [] };
+    const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
+    const outputIndex = nextOutputIndex++;
+    const base = { id: deriveItemId(kind, meta.id, outputIndex), outputIndex, text: '' };
+    const item: OpenItem = kind === 'message' ? { ...base, kind } : { ...base, kind, summaryStarted: false };
+    open.push(item);
+    return { item, events: [...events, ...openItemEvents(item)] };
+  }
+
+  function fail(error: StreamError | { code: string; message: string }): StreamEvent[] {
+    const events = close(open, 'incomplete');
+    const response = snapshot({ status: 'failed', usage: null, error: { code: error.code, message: error.message } });
+    return [...events, { type: 'response.failed', response }];
+  }
+
+  try {
+    for await (const part of parts) {
+      yield* frames(start());
+      switch (part.type) {
+        case 'start':
+          break;
+        case 'text-delta':
+        case 'reasoning-delta': {
+          const { item, events } = current(part.type === 'text-delta' ? 'message' : 'reasoning');
+          yield* frames([...events, ...deltaEvents(item, part.text)]);
+          break;
+        }
+        case 'reasoning-signature': {
+          const { item, events } = current('reasoning');
+          if (item.kind === 'reasoning') item.signature = part.signature;
+          yield* frames(events);
+          break;
+        }
+        case 'tool-call-start': {
+          const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
+          const outputIndex = nextOutputIndex++;
+          const call: OpenFunctionCall = {
+            kind: 'function_call', id: deriveItemId('function_call', meta.id, outputIndex), outputIndex, callId: part.id, name: part.name, arguments: '',
+          };
+          open.push(call);
+          calls.set(part.index, call);
+          yield* frames([...events, ...openItemEvents(call)]);
+          break;
+        }
+        case 'tool-call-delta': {
+          const call = calls.get(part.index);
+          if (!call) throw new Error(`tool-call-delta for index ${part.index} arrived before its tool-call-start`);
+          yield* frames(deltaEvents(call, part.argumentsDelta));
+          break;
+        }
+        case 'finish': {
+          const finish = mapFinishStatus(part.finishReason);
+          const events = close(open, finish.status === 'completed' ? 'completed' : 'incomplete');
+          const response = snapshot({
+            status: finish.status,
+            usage: encodeUsage(part.usage, part.cost),
+            error: finish.error,
+            incompleteDetails: finish.incompleteDetails,
+            completedAt: finish.status === 'completed' ? unixSeconds(clock) : null,
+          });
+          yield* frames([...events, { type: `response.${finish.status}`, response }]);
+          return;
+        }
+        case 'error':
+          yield* frames(fail(part.error));
+          return;
+      }
+    }
+    // Every canonical stream ends with `finish` or `error`; one that does not was cut off.
+    yield* frames([...start(), ...fail({ code: 'upstream_error', message: 'The provider stream ended before the generation finished.' })]);
+  } catch (error) {
+    // Once events are out, the client still gets a well-formed end; before that, the caller may
+    // still answer with a plain error. Either way it sees the failure, to log and settle.
+    if (started) yield* frames(fail({ code: 'internal_error', message: 'The gateway failed while streaming the response.' }));
+    throw error;
+  }
+}

@@ -1,0 +1,29 @@
+import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import { isAbsent } from './validate-shape.js';
+
+/**
+ * The Responses API fields that depend on OpenAI keeping state (stored responses, conversations,
+ * background jobs, server-side truncation). The gateway keeps none, so each is refused with a
+ * reason, except in the value that asks for nothing stateful.
+ */
+export function refuseStatefulFields(body: Record<string, unknown>): void {
+  if (!isAbsent(body.store) && body.store !== false) {
+    if (body.store === true) throw invalidRequest('store: true is not supported; this gateway keeps no response state', 'store');
+    throw invalidRequest("'store' must be a boolean", 'store');
+  }
+  if (!isAbsent(body.previous_response_id)) {
+    throw unsupportedParameter('previous_response_id', 'is not supported; this gateway keeps no response state, send the earlier items in input');
+  }
+  if (!isAbsent(body.conversation)) {
+    throw unsupportedParameter('conversation', 'is not supported; this gateway keeps no conversation state, send the earlier items in input');
+  }
+  if (!isAbsent(body.background) && body.background !== false) {
+    throw unsupportedParameter('background', 'is not supported; background responses need stored state, which this gateway does not keep');
+  }
+  if (!isAbsent(body.include) && !(Array.isArray(body.include) && body.include.length === 0)) {
+    throw unsupportedParameter('include', 'is not supported; no extra output data can be included');
+  }
+  if (!isAbsent(body.truncation) && body.truncation !== 'disabled') {
+    throw unsupportedParameter('truncation', "is not supported except 'disabled'; the gateway does not truncate input");
+  }
+}

@@ -1,0 +1,35 @@
+import type { FunctionToolWire, ReasoningWire, TextFormatWire, ToolChoiceWire } from './responses-wire.js';
+
+/**
+ * The request fields that a Response object repeats back to the client, already in wire shape.
+ * Defaults are OpenAI's (tool_choice `auto`, parallel tool calls on, plain text format);
+ * sampling values the client did not set stay null rather than claiming the upstream's default.
+ */
+export interface ResponsesEcho {
+  instructions: string | null;
+  tools: FunctionToolWire[];
+  tool_choice: ToolChoiceWire;
+  temperature: number | null;
+  top_p: number | null;
+  max_output_tokens: number | null;
+  parallel_tool_calls: boolean;
+  text: { format: TextFormatWire };
+  reasoning: ReasoningWire;
+  metadata: Record<string, string>;
+  user?: string;
+}
+
+export function createDefaultEcho(): ResponsesEcho {
+  return {
+    instructions: null,
+    tools: [],
+    tool_choice: 'auto',
+    temperature: null,
+    top_p: null,
+    max_output_tokens: null,
+    parallel_tool_calls: true,
+    text: { format: { type: 'text' } },
+    reasoning: { effort: null, summary: null },
+    metadata: {},
+  };
+}

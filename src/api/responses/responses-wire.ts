@@ -1,0 +1,117 @@
+/**
+ * The wire shapes of OpenAI's Responses API that this gateway produces, kept to what we emit.
+ * Reference: https://platform.openai.com/docs/api-reference/responses/object
+ * The tests check these against the official `openai` SDK types, so drift shows up there.
+ */
+
+export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+export interface OutputTextPart {
+  type: 'output_text';
+  text: string;
+  annotations: never[];
+  logprobs: never[];
+}
+
+export interface MessageItem {
+  id: string;
+  type: 'message';
+  status: ItemStatus;
+  role: 'assistant';
+  content: OutputTextPart[];
+}
+
+export interface FunctionCallItem {
+  id: string;
+  type: 'function_call';
+  status: ItemStatus;
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface SummaryTextPart {
+  type: 'summary_text';
+  text: string;
+}
+
+export interface ReasoningItem {
+  id: string;
+  type: 'reasoning';
+  summary: SummaryTextPart[];
+  /**
+   * Carries a provider's reasoning signature (Anthropic thinking) so that a client which sends
+   * its output items back as input keeps multi-turn reasoning valid.
+   */
+  encrypted_content?: string;
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
+
+export interface ResponseUsageWire {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+  /** USD; a gateway extension, as in OpenRouter's usage accounting. */
+  cost?: number;
+}
+
+export interface ResponseErrorWire {
+  code: string;
+  message: string;
+}
+
+export interface IncompleteDetails {
+  reason: 'max_output_tokens' | 'content_filter';
+}
+
+export interface FunctionToolWire {
+  type: 'function';
+  name: string;
+  description: string | null;
+  parameters: Record<string, unknown> | null;
+  strict: boolean | null;
+}
+
+export type ToolChoiceWire = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+
+export type TextFormatWire =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict: boolean | null };
+
+export interface ReasoningWire {
+  effort: 'minimal' | 'low' | 'medium' | 'high' | null;
+  summary: 'auto' | 'concise' | 'detailed' | null;
+}
+
+export interface ResponseObject {
+  id: string;
+  object: 'response';
+  created_at: number;
+  status: ResponseStatus;
+  background: boolean;
+  completed_at: number | null;
+  error: ResponseErrorWire | null;
+  incomplete_details: IncompleteDetails | null;
+  instructions: string | null;
+  max_output_tokens: number | null;
+  model: string;
+  output: OutputItem[];
+  parallel_tool_calls: boolean;
+  previous_response_id: null;
+  reasoning: ReasoningWire;
+  store: boolean;
+  temperature: number | null;
+  text: { format: TextFormatWire };
+  tool_choice: ToolChoiceWire;
+  tools: FunctionToolWire[];
+  top_p: number | null;
+  truncation: 'disabled';
+  usage: ResponseUsageWire | null;
+  user?: string;
+  metadata: Record<string, string>;
+}
