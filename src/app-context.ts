@@ -1,9 +1,13 @@
 import type { Logger } from 'pino';
 import type { KeyCache } from './auth/key-cache.js';
+import type { Ledger } from './billing/ledger.js';
 import type { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/types.js';
 import type { Clock } from './core/clock.js';
 import type { IdGenerator } from './core/ids.js';
+import type { ProviderRegistry } from './providers/registry.js';
+import type { DefaultProviderCache } from './routing/default-provider-cache.js';
+import type { EndpointHealth } from './routing/endpoint-health.js';
 import type { Store } from './store/create-store.js';
 
 /**
@@ -18,4 +22,8 @@ export interface AppContext {
   clock: Clock;
   createId: IdGenerator;
   keyCache: KeyCache;
+  defaultProviders: DefaultProviderCache;
+  ledger: Ledger;
+  providers: ProviderRegistry;
+  health: EndpointHealth;
 }

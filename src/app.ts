@@ -3,6 +3,9 @@ import type { AppContext } from './app-context.js';
 import { registerAccountRoutes } from './api/account/routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
+import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
+import { registerMessagesRoutes } from './api/messages/routes.js';
+import { registerResponsesRoutes } from './api/responses/routes.js';
 import { registerHealthRoutes } from './api/health/routes.js';
 import { registerKeyRoutes } from './api/keys/routes.js';
 import { registerProviderRoutes } from './api/providers/routes.js';
@@ -47,6 +50,9 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerAccountRoutes(app, context);
   registerKeyRoutes(app, context);
   registerAdminRoutes(app, context);
+  registerChatCompletionsRoutes(app, context);
+  registerResponsesRoutes(app, context);
+  registerMessagesRoutes(app, context);
 
   await app.ready();
   return app;

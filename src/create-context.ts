@@ -1,10 +1,14 @@
 import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import { KeyCache } from './auth/key-cache.js';
+import { Ledger } from './billing/ledger.js';
 import { buildCatalog } from './catalog/catalog.js';
 import type { Config } from './config/types.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createId } from './core/ids.js';
+import { ProviderRegistry } from './providers/registry.js';
+import { DefaultProviderCache } from './routing/default-provider-cache.js';
+import { EndpointHealth } from './routing/endpoint-health.js';
 import { createStore, migrateToLatest, type StoreOptions } from './store/create-store.js';
 
 export interface ContextOptions {
@@ -17,15 +21,20 @@ export interface ContextOptions {
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const store = await createStore(config.server.databaseUrl, options.store);
   await migrateToLatest(store);
+  const clock = options.clock ?? systemClock;
   return {
     config,
     catalog: buildCatalog(config),
     store,
     logger: options.logger ?? createLogger(config.server.logLevel),
-    clock: options.clock ?? systemClock,
+    clock,
     createId,
     // Short enough that a revocation on another instance takes effect within seconds.
     keyCache: new KeyCache(10_000, 100_000),
+    defaultProviders: new DefaultProviderCache(store.db, 10_000),
+    ledger: new Ledger({ store, clock, createId }),
+    providers: new ProviderRegistry(),
+    health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 30_000 }),
   };
 }
 
@@ -38,5 +47,6 @@ export function createLogger(level: string): Logger {
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
+  await context.providers.close();
   await context.store.close();
 }

@@ -13,7 +13,12 @@ export type StreamPart =
   | { type: 'start'; providerResponseId?: string; providerModel?: string }
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
-  /** Completes a reasoning block with its signature (Anthropic `signature_delta`). */
+  /**
+   * Completes a reasoning block with its signature (Anthropic `signature_delta`). It may arrive
+   * with no `reasoning-delta` before it, and after text or tool-call parts: Gemini signs a later
+   * part (a function call, a text part, sometimes an empty one at the end) instead of its
+   * thinking, and the signature comes just before that part's own deltas.
+   */
   | { type: 'reasoning-signature'; signature: string }
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
@@ -23,8 +28,11 @@ export type StreamPart =
 
 export interface StreamError {
   message: string;
-  /** Canonical gateway error code, e.g. `upstream_error` or `timeout`. */
+  /**
+   * `upstream_error`, `upstream_timeout` or `rate_limited` (codes of `errors/error-codes.ts`), or
+   * the internal `aborted` when our own signal ended the call (never shown to clients).
+   */
   code: string;
-  /** HTTP-like status describing the failure (502 upstream, 504 timeout, …). */
+  /** HTTP-like status describing the failure: 504 for `upstream_timeout`, 429 for `rate_limited`, else 502. */
   status: number;
 }

@@ -16,7 +16,7 @@ interface FastifyLikeError {
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof UpstreamError) {
-    return new GatewayError(error.code === 'timeout' ? 'upstream_timeout' : 'upstream_error', error.message, { cause: error });
+    return new GatewayError(error.code === 'upstream_timeout' ? 'upstream_timeout' : error.code === 'rate_limited' ? 'rate_limited' : 'upstream_error', error.message, { cause: error });
   }
   const fastifyError = error as FastifyLikeError;
   if (fastifyError?.validation) return fromValidation(fastifyError);

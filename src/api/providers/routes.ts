@@ -41,12 +41,14 @@ export function registerProviderRoutes(app: FastifyInstance, context: AppContext
     const { accountId } = request.principal!;
     if (provider === null) {
       await deleteDefaultProvider(context.store.db, accountId, modelId);
+      context.defaultProviders.invalidate(accountId);
       return { data: { model: modelId, default_provider: null } };
     }
     if (!model.endpoints.some((endpoint) => endpoint.provider === provider)) {
       throw invalidRequest(`Provider '${provider}' does not serve model '${modelId}'`, 'provider');
     }
     await upsertDefaultProvider(context.store.db, { accountId, model: modelId, provider, updatedAt: context.clock.now().toISOString() });
+    context.defaultProviders.invalidate(accountId);
     return { data: { model: modelId, default_provider: provider } };
   });
 }

@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/types.js';
 import type { CallContext } from '../provider-adapter.js';
+import { createProtocolError } from './create-protocol-error.js';
 import { UpstreamError } from './upstream-error.js';
 
 export interface UpstreamResponse {
@@ -68,6 +69,26 @@ export async function readUpstreamError(providerId: string, response: Dispatcher
   });
 }
 
+/**
+ * Reads a 2xx JSON answer that must be an object. Anything else (an HTML page from a proxy, a
+ * cut body) is a retryable protocol error; a transport failure while reading, an `UpstreamError`.
+ */
+export async function readJsonObject<T extends object>(providerId: string, response: UpstreamResponse): Promise<T> {
+  let text: string;
+  try {
+    text = await response.body.text();
+  } catch (error) {
+    throw toUpstreamError(providerId, error);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as T;
+  } catch {
+    // reported below
+  }
+  throw createProtocolError(providerId, 'sent a body that is not a JSON object', text);
+}
+
 /** Reads `error.message` (OpenAI, Anthropic, Gemini all use it) or falls back to the raw text. */
 export function extractErrorMessage(text: string): string {
   try {
@@ -84,16 +105,19 @@ export function extractErrorMessage(text: string): string {
 export function toUpstreamError(providerId: string, error: unknown): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-    return new UpstreamError({ provider: providerId, status: 0, code: 'timeout', message: `${providerId} timed out`, cause: error });
+    return new UpstreamError({ provider: providerId, status: 0, code: 'upstream_timeout', message: `${providerId} timed out`, cause: error });
   }
   if (error instanceof undiciErrors.ConnectTimeoutError) {
-    return new UpstreamError({ provider: providerId, status: 0, code: 'timeout', message: `${providerId} connect timed out`, cause: error });
+    return new UpstreamError({ provider: providerId, status: 0, code: 'upstream_timeout', message: `${providerId} connect timed out`, cause: error });
   }
-  if (isAbort(error)) {
-    return new UpstreamError({ provider: providerId, status: 0, code: 'aborted', retryable: false, message: 'request aborted', cause: error });
-  }
+  if (isAbort(error)) return createAbortedError(providerId, error);
   const message = error instanceof Error ? error.message : String(error);
   return new UpstreamError({ provider: providerId, status: 0, message: `${providerId} unreachable: ${message}`, cause: error });
+}
+
+/** Our own signal ended the call: not the provider's fault, and nothing to fail over to. */
+export function createAbortedError(providerId: string, cause?: unknown): UpstreamError {
+  return new UpstreamError({ provider: providerId, status: 0, code: 'aborted', retryable: false, message: 'request aborted', cause });
 }
 
 function isAbort(error: unknown): boolean {

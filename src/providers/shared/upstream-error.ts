@@ -1,4 +1,11 @@
 /**
+ * The codes an `UpstreamError` (and the in-band `StreamError` made from it) can carry. The first
+ * three are client-facing codes of `errors/error-codes.ts`; `aborted` is internal: our own
+ * signal ended the call, so there is no client left to tell and nothing to fail over to.
+ */
+export type UpstreamErrorCode = 'upstream_error' | 'upstream_timeout' | 'rate_limited' | 'aborted';
+
+/**
  * A failure talking to a provider. `retryable` decides whether routing may try the same or the
  * next endpoint: only before the first byte has reached the client.
  */
@@ -9,8 +16,8 @@ export class UpstreamError extends Error {
   /** The provider's response body (truncated), for logs; never sent to clients verbatim. */
   readonly body: string;
   readonly retryable: boolean;
-  /** Gateway error code this failure maps to: `upstream_error`, `timeout`, `rate_limited`… */
-  readonly code: string;
+  /** `rate_limited` for a 429 and `upstream_error` otherwise, unless the caller says better. */
+  readonly code: UpstreamErrorCode;
   /** Seconds the provider asked us to wait (Retry-After), if any. */
   readonly retryAfterSeconds?: number;
 
@@ -20,7 +27,7 @@ export class UpstreamError extends Error {
     message: string;
     body?: string;
     retryable?: boolean;
-    code?: string;
+    code?: UpstreamErrorCode;
     retryAfterSeconds?: number;
     cause?: unknown;
   }) {
@@ -30,7 +37,7 @@ export class UpstreamError extends Error {
     this.status = options.status;
     this.body = (options.body ?? '').slice(0, 2000);
     this.retryable = options.retryable ?? isRetryableStatus(options.status);
-    this.code = options.code ?? (options.status === 0 ? 'upstream_unreachable' : 'upstream_error');
+    this.code = options.code ?? (options.status === 429 ? 'rate_limited' : 'upstream_error');
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
@@ -41,6 +48,8 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** The in-band form of an upstream failure, for a stream that has already started. */
-export function toStreamError(error: UpstreamError): { message: string; code: string; status: number } {
-  return { message: error.message, code: error.code, status: error.code === 'timeout' ? 504 : 502 };
+export function toStreamError(error: UpstreamError): { message: string; code: UpstreamErrorCode; status: number } {
+  return { message: error.message, code: error.code, status: streamErrorStatus[error.code] ?? 502 };
 }
+
+const streamErrorStatus: Partial<Record<UpstreamErrorCode, number>> = { upstream_timeout: 504, rate_limited: 429 };

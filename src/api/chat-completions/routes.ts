@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import { handleTextRequest, type TextStyle } from '../shared/handle-text-request.js';
+import { decodeChatCompletionsRequest } from './decode-request.js';
+import { encodeChatCompletionsResponse } from './encode-response.js';
+import { encodeChatCompletionsStream } from './encode-stream.js';
+
+const chatStyle: TextStyle<undefined> = {
+  api: 'chat',
+  decode: (body) => ({ call: decodeChatCompletionsRequest(body), extra: undefined }),
+  encodeResponse: (result, meta, cost) => encodeChatCompletionsResponse(result, meta, cost),
+  encodeStream: (parts, meta) => encodeChatCompletionsStream(parts, meta),
+  heartbeatFrame: ': keep-alive\n\n',
+};
+
+/** POST /v1/chat/completions in OpenAI's style, for every text model. */
+export function registerChatCompletionsRoutes(app: FastifyInstance, context: AppContext): void {
+  app.post('/v1/chat/completions', { schema: { body: { type: 'object' } }, config: { auth: 'key' } }, (request, reply) =>
+    handleTextRequest(context, chatStyle, request, reply),
+  );
+}

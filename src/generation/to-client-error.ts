@@ -1,0 +1,22 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { UpstreamError } from '../providers/shared/upstream-error.js';
+
+/**
+ * What the client sees when providers failed. A provider's 400/422 is the client's request
+ * (passed on as invalid_request with the provider's message); its 401/403/404 are our
+ * configuration's fault (502); timeouts are 504; anything else, after every candidate, is 502.
+ */
+export function toClientError(error: UpstreamError, attempts = 1): GatewayError {
+  const tried = attempts > 1 ? ` (after trying ${attempts} providers)` : '';
+  if (error.status === 400 || error.status === 422) return new GatewayError('invalid_request', error.message, { cause: error });
+  if (error.status === 413) return new GatewayError('payload_too_large', error.message, { cause: error });
+  if (error.code === 'upstream_timeout') return new GatewayError('upstream_timeout', `The provider did not answer in time${tried}`, { cause: error });
+  if (error.status === 429) {
+    return new GatewayError('rate_limited', `The provider is rate limiting requests${tried}`, {
+      cause: error,
+      metadata: { limit_type: 'upstream' },
+      headers: error.retryAfterSeconds !== undefined ? { 'retry-after': String(Math.ceil(error.retryAfterSeconds)) } : {},
+    });
+  }
+  return new GatewayError('upstream_error', `The provider failed${tried}: ${error.message}`, { cause: error });
+}

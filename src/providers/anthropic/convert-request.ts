@@ -1,0 +1,92 @@
+import type { ReasoningOptions, TextRequest, ToolChoice, ToolDefinition } from '../../core/text-request.js';
+import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import { convertToAnthropicMessages } from './convert-messages.js';
+import type { AnthropicMessagesBody, AnthropicTool, AnthropicToolChoice } from './wire-types.js';
+
+/** Anthropic requires `max_tokens`; the gateway normally sets it, this covers a request without. */
+const defaultMaxTokens = 4096;
+
+/** Anthropic's smallest thinking budget: https://platform.claude.com/docs/en/build-with-claude/extended-thinking */
+const minimumThinkingBudget = 1024;
+
+const effortBudgets: Record<NonNullable<ReasoningOptions['effort']>, number> = {
+  minimal: 1024,
+  low: 1024,
+  medium: 4096,
+  high: 16384,
+};
+
+/**
+ * Canonical request → Anthropic Messages body (https://platform.claude.com/docs/en/api/messages).
+ * Parameters Anthropic has no field for are refused by name, never dropped; routing normally
+ * refuses them earlier through the endpoint's `supported_parameters`.
+ */
+export function convertToAnthropicRequest(request: TextRequest, providerModel: string, stream: boolean): AnthropicMessagesBody {
+  rejectUnsupportedParameters(request);
+  const { system, messages } = convertToAnthropicMessages(request.messages);
+  const budget = thinkingBudget(request.reasoning, request.maxTokens);
+  const body: AnthropicMessagesBody = {
+    model: providerModel,
+    // Thinking tokens count toward max_tokens, which must exceed the budget.
+    max_tokens: request.maxTokens ?? (budget === undefined ? defaultMaxTokens : budget + defaultMaxTokens),
+    messages,
+  };
+  if (system !== undefined) body.system = system;
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(convertTool);
+  const toolChoice = convertToolChoice(request.toolChoice, request.parallelToolCalls);
+  if (toolChoice) body.tool_choice = toolChoice;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.topK !== undefined) body.top_k = request.topK;
+  if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
+  if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
+  if (request.user !== undefined) body.metadata = { user_id: request.user };
+  if (stream) body.stream = true;
+  return body;
+}
+
+function rejectUnsupportedParameters(request: TextRequest): void {
+  // A `text` format asks for nothing beyond the default, so it needs no field.
+  if (request.responseFormat && request.responseFormat.type !== 'text') throw unsupportedParameter('response_format');
+  if (request.seed !== undefined) throw unsupportedParameter('seed');
+  if (request.frequencyPenalty !== undefined) throw unsupportedParameter('frequency_penalty');
+  if (request.presencePenalty !== undefined) throw unsupportedParameter('presence_penalty');
+}
+
+/**
+ * An explicit budget is sent as given; an effort maps onto a fixed budget. Either must be at
+ * least 1024 and below max_tokens, or Anthropic refuses the request: say so here, by name,
+ * rather than shrinking the budget behind the client's back.
+ */
+function thinkingBudget(reasoning: ReasoningOptions | undefined, maxTokens: number | undefined): number | undefined {
+  const budget = reasoning?.maxTokens ?? (reasoning?.effort === undefined ? undefined : effortBudgets[reasoning.effort]);
+  if (budget === undefined) return undefined;
+  if (budget < minimumThinkingBudget) {
+    throw invalidRequest(`'reasoning.max_tokens' must be at least ${minimumThinkingBudget} for this provider`, 'reasoning');
+  }
+  if (maxTokens !== undefined && budget >= maxTokens) {
+    throw invalidRequest(
+      `the reasoning budget (${budget} tokens) must be less than 'max_tokens' (${maxTokens}) for this provider`,
+      'reasoning',
+    );
+  }
+  return budget;
+}
+
+function convertTool(tool: ToolDefinition): AnthropicTool {
+  return {
+    name: tool.name,
+    ...(tool.description !== undefined && { description: tool.description }),
+    input_schema: tool.parameters,
+    ...(tool.strict !== undefined && { strict: tool.strict }),
+  };
+}
+
+function convertToolChoice(choice: ToolChoice | undefined, parallelToolCalls: boolean | undefined): AnthropicToolChoice | undefined {
+  if (choice === 'none') return { type: 'none' };
+  const disableParallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined) return parallelToolCalls === false ? { type: 'auto', ...disableParallel } : undefined;
+  if (choice === 'auto') return { type: 'auto', ...disableParallel };
+  if (choice === 'required') return { type: 'any', ...disableParallel };
+  return { type: 'tool', name: choice.name, ...disableParallel };
+}

@@ -1,0 +1,40 @@
+import type { AssistantContentPart } from '../../core/content.js';
+import type { TextResult } from '../../core/text-result.js';
+import { mapAnthropicFinishReason } from './map-finish-reason.js';
+import { mapAnthropicUsage } from './map-usage.js';
+import type { AnthropicMessage, AnthropicResponseBlock } from './wire-types.js';
+
+/**
+ * Anthropic Message → canonical result. Block types the gateway never asks for (server tool
+ * results, citations-only blocks…) are skipped.
+ */
+export function convertAnthropicResponse(message: AnthropicMessage): TextResult {
+  const content: AssistantContentPart[] = [];
+  for (const block of message.content ?? []) {
+    const part = convertBlock(block);
+    if (part) content.push(part);
+  }
+  return {
+    ...(message.id !== undefined && { providerResponseId: message.id }),
+    ...(message.model !== undefined && { providerModel: message.model }),
+    content,
+    finishReason: mapAnthropicFinishReason(message.stop_reason),
+    ...(typeof message.stop_sequence === 'string' && { stopSequence: message.stop_sequence }),
+    usage: mapAnthropicUsage(message.usage),
+  };
+}
+
+function convertBlock(block: AnthropicResponseBlock): AssistantContentPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text ?? '' };
+    case 'tool_use':
+      return { type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) };
+    case 'thinking':
+      return { type: 'reasoning', text: block.thinking ?? '', ...(block.signature && { signature: block.signature }) };
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redactedData: block.data ?? '' };
+    default:
+      return undefined;
+  }
+}

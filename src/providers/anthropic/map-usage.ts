@@ -1,0 +1,48 @@
+import type { Usage } from '../../core/usage.js';
+import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
+import type { AnthropicUsage } from './wire-types.js';
+
+const countFields = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+
+/**
+ * Anthropic usage → canonical usage. Anthropic's `input_tokens` counts only the uncached part
+ * of the prompt; cache reads and writes are reported beside it, so the canonical prompt total
+ * is their sum. https://platform.claude.com/docs/en/build-with-claude/prompt-caching#tracking-cache-performance
+ * Without any count the usage is marked estimated, for the gateway to count itself.
+ */
+export function mapAnthropicUsage(usage: AnthropicUsage | undefined): Usage {
+  if (!usage || countFields.every((field) => typeof usage[field] !== 'number')) return createEstimatedUsage();
+  const cacheRead = count(usage.cache_read_input_tokens);
+  const cacheWrite = count(usage.cache_creation_input_tokens);
+  const result: Usage = {
+    promptTokens: count(usage.input_tokens) + cacheRead + cacheWrite,
+    completionTokens: count(usage.output_tokens),
+  };
+  if (cacheRead > 0) result.cachedPromptTokens = cacheRead;
+  if (cacheWrite > 0) result.cacheWritePromptTokens = cacheWrite;
+  const thinking = usage.output_tokens_details?.thinking_tokens;
+  if (typeof thinking === 'number') result.reasoningTokens = thinking;
+  return result;
+}
+
+/**
+ * Folds a `message_delta` usage into what `message_start` reported. Delta counts are
+ * cumulative, not increments, and fields the delta leaves null keep their earlier value.
+ * https://platform.claude.com/docs/en/build-with-claude/streaming#event-types
+ */
+export function mergeAnthropicUsage(current: AnthropicUsage, update: AnthropicUsage | undefined): AnthropicUsage {
+  if (!update) return current;
+  const merged: AnthropicUsage = { ...current };
+  for (const key of countFields) {
+    const value = update[key];
+    if (typeof value === 'number') merged[key] = value;
+  }
+  if (typeof update.output_tokens_details?.thinking_tokens === 'number') {
+    merged.output_tokens_details = update.output_tokens_details;
+  }
+  return merged;
+}
+
+function count(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}

@@ -1,0 +1,138 @@
+/**
+ * The parts of the Anthropic Messages API wire format this adapter writes and reads.
+ * Request shapes are exact (we build them); response and event shapes are lenient, with every
+ * field optional, because upstream answers are parsed for the fields we read and nothing else.
+ * Reference: https://platform.claude.com/docs/en/api/messages and the `@anthropic-ai/sdk` types.
+ */
+
+export type AnthropicImageSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string };
+
+export interface AnthropicTextBlock {
+  type: 'text';
+  text: string;
+}
+
+export interface AnthropicImageBlock {
+  type: 'image';
+  source: AnthropicImageSource;
+}
+
+export interface AnthropicToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface AnthropicThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export interface AnthropicToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: Array<AnthropicTextBlock | AnthropicImageBlock>;
+  is_error?: boolean;
+}
+
+export type AnthropicUserBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolResultBlock;
+export type AnthropicAssistantBlock =
+  | AnthropicTextBlock
+  | AnthropicToolUseBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock;
+
+export type AnthropicMessageParam =
+  | { role: 'user'; content: AnthropicUserBlock[] }
+  | { role: 'assistant'; content: AnthropicAssistantBlock[] };
+
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export type AnthropicToolChoice =
+  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface AnthropicMessagesBody {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicMessageParam[];
+  system?: string;
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  thinking?: { type: 'enabled'; budget_tokens: number };
+  metadata?: { user_id: string };
+  stream?: boolean;
+}
+
+/** Token counts; in `message_delta` events every field but `output_tokens` may be null or absent. */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
+}
+
+/** Any content block of a response or `content_block_start` event; which fields are set depends on `type`. */
+export interface AnthropicResponseBlock {
+  type?: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  thinking?: string;
+  signature?: string;
+  data?: string;
+}
+
+export interface AnthropicMessage {
+  id?: string;
+  model?: string;
+  content?: AnthropicResponseBlock[];
+  stop_reason?: string | null;
+  stop_sequence?: string | null;
+  usage?: AnthropicUsage;
+}
+
+export interface AnthropicErrorObject {
+  type?: string;
+  message?: string;
+}
+
+/** One streaming event's data: https://platform.claude.com/docs/en/build-with-claude/streaming */
+export interface AnthropicStreamEvent {
+  type?: string;
+  message?: AnthropicMessage;
+  index?: number;
+  content_block?: AnthropicResponseBlock;
+  delta?: {
+    type?: string;
+    text?: string;
+    partial_json?: string;
+    thinking?: string;
+    signature?: string;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+  };
+  usage?: AnthropicUsage;
+  error?: AnthropicErrorObject;
+}

@@ -1,0 +1,10 @@
+import { readFileSync } from 'node:fs';
+
+/** Reads a recorded payload from this folder, as text. */
+export function readFixture(name: string): string {
+  return readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+}
+
+export function readJsonFixture<T>(name: string): T {
+  return JSON.parse(readFixture(name)) as T;
+}

@@ -1,0 +1,58 @@
+import { performance } from 'node:perf_hooks';
+import type { CallContext, TextProviderAdapter } from '../provider-adapter.js';
+import { parseSse } from '../shared/parse-sse.js';
+import { postJson, readJsonObject, type UpstreamResponse } from '../shared/send-request.js';
+import { startProviderStream } from '../shared/start-provider-stream.js';
+import { convertRequest, type ConvertRequestOptions } from './convert-request.js';
+import { convertResponse } from './convert-response.js';
+import { convertStream } from './convert-stream.js';
+import type { GeminiResponse } from './gemini-wire-types.js';
+import { mapError, mapHttpError } from './map-error.js';
+
+/**
+ * The Gemini API (`generateContent` / `streamGenerateContent`). The base URL includes the
+ * version, e.g. https://generativelanguage.googleapis.com/v1beta.
+ * https://ai.google.dev/api/generate-content
+ */
+export const geminiAdapter: TextProviderAdapter = {
+  api: 'gemini',
+
+  async generate(request, context) {
+    const body = convertRequest(request, requestOptions(context));
+    const response = await send(context, modelUrl(context, 'generateContent'), body);
+    const result = await readJsonObject<GeminiResponse>(context.provider.id, response);
+    if (result.error) throw mapError(context.provider.id, result.error);
+    return convertResponse(result);
+  },
+
+  async stream(request, context) {
+    // The first-byte budget runs from sending the request to the first stream part.
+    const deadline = performance.now() + context.provider.timeouts.firstByteMs;
+    const body = convertRequest(request, requestOptions(context));
+    const response = await send(context, `${modelUrl(context, 'streamGenerateContent')}?alt=sse`, body);
+    return startProviderStream(response.body, (chunks, options) => convertStream(parseSse(chunks), options), {
+      providerId: context.provider.id,
+      signal: context.signal,
+      firstPartTimeoutMs: deadline - performance.now(),
+    });
+  },
+};
+
+function modelUrl(context: CallContext, method: string): string {
+  const base = context.provider.baseUrl.replace(/\/+$/, '');
+  return `${base}/models/${encodeURIComponent(context.providerModel)}:${method}`;
+}
+
+async function send(context: CallContext, url: string, body: unknown): Promise<UpstreamResponse> {
+  try {
+    return await postJson(context, url, { 'x-goog-api-key': context.provider.apiKey }, body);
+  } catch (error) {
+    throw mapHttpError(error);
+  }
+}
+
+/** Gemini 3 and later reject replayed function calls without a thought signature. */
+function requestOptions(context: CallContext): ConvertRequestOptions {
+  const major = /^gemini-(\d+)/.exec(context.providerModel)?.[1];
+  return { requireSignedFunctionCalls: major !== undefined && Number(major) >= 3 };
+}

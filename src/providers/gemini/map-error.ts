@@ -1,0 +1,38 @@
+import { UpstreamError } from '../shared/upstream-error.js';
+import type { GeminiErrorBody } from './gemini-wire-types.js';
+
+/**
+ * Turns Gemini's error object (`{code, message, status}`), which can also arrive in-band as a
+ * stream chunk after a 200, into an `UpstreamError`. `code` is the HTTP status Gemini would
+ * have answered with, so retryability follows it (429 and 5xx retry, 400 does not).
+ */
+export function mapError(providerId: string, error: GeminiErrorBody, body = ''): UpstreamError {
+  const status = typeof error.code === 'number' && error.code >= 400 ? error.code : 500;
+  const detail = [error.status, error.message].filter((text) => typeof text === 'string' && text).join(': ');
+  return new UpstreamError({
+    provider: providerId,
+    status,
+    message: `${providerId} failed mid-response: ${detail || 'no error message'}`,
+    body,
+  });
+}
+
+/**
+ * Gemini answers a bad API key with 400 INVALID_ARGUMENT (reason `API_KEY_INVALID`), where
+ * OpenAI and Anthropic answer 401. Said as 401, routing and health see one auth failure for
+ * every provider instead of a client mistake. Anything else passes through unchanged.
+ * https://ai.google.dev/gemini-api/docs/troubleshooting
+ */
+export function mapHttpError(error: unknown): unknown {
+  if (!(error instanceof UpstreamError) || error.status !== 400 || !hasReason(error.body, 'API_KEY_INVALID')) return error;
+  return new UpstreamError({ provider: error.provider, status: 401, message: error.message, body: error.body, cause: error });
+}
+
+function hasReason(body: string, reason: string): boolean {
+  try {
+    const details = (JSON.parse(body) as { error?: { details?: Array<{ reason?: unknown }> } }).error?.details;
+    return Array.isArray(details) && details.some((detail) => detail?.reason === reason);
+  } catch {
+    return false;
+  }
+}

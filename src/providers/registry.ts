@@ -1,0 +1,39 @@
+import type { Dispatcher } from 'undici';
+import type { ProviderApi, ProviderConfig } from '../config/types.js';
+import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
+import { geminiAdapter } from './gemini/gemini-adapter.js';
+import { openaiAdapter } from './openai/openai-adapter.js';
+import type { TextProviderAdapter } from './provider-adapter.js';
+import { createProviderDispatcher } from './shared/send-request.js';
+
+const textAdapters: Record<ProviderApi, TextProviderAdapter> = {
+  openai: openaiAdapter,
+  anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
+};
+
+/**
+ * The adapters by wire protocol, and one keep-alive connection pool per configured provider
+ * (created on first use). Only configured provider URLs are ever called.
+ */
+export class ProviderRegistry {
+  private readonly dispatchers = new Map<string, Dispatcher>();
+
+  textAdapter(api: ProviderApi): TextProviderAdapter {
+    return textAdapters[api];
+  }
+
+  dispatcher(provider: ProviderConfig): Dispatcher {
+    let dispatcher = this.dispatchers.get(provider.id);
+    if (!dispatcher) {
+      dispatcher = createProviderDispatcher(provider);
+      this.dispatchers.set(provider.id, dispatcher);
+    }
+    return dispatcher;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.dispatchers.values()].map((dispatcher) => dispatcher.close()));
+    this.dispatchers.clear();
+  }
+}

@@ -1,0 +1,132 @@
+import type { StreamPart } from '../../core/stream-part.js';
+import { createProtocolError } from './create-protocol-error.js';
+import { createAbortedError, toUpstreamError } from './send-request.js';
+import type { StreamConverter } from './stream-converter.js';
+import { UpstreamError, toStreamError } from './upstream-error.js';
+
+/** An open streaming response body: undici's BodyReadable, or any Readable in tests. */
+export interface StreamBody extends AsyncIterable<Uint8Array | string> {
+  destroy(error?: Error): unknown;
+}
+
+export interface StartProviderStreamOptions {
+  providerId: string;
+  /** The call's signal: its abort closes the body, and before the first part rejects as `aborted`. */
+  signal: AbortSignal;
+  /**
+   * What is left of the first-byte budget, which for streams covers the first part too: a
+   * thinking model can send headers at once and then nothing for a long while.
+   */
+  firstPartTimeoutMs: number;
+}
+
+/**
+ * Holds a stream back until its first part, as `TextProviderAdapter.stream` promises: whatever
+ * fails before it (an in-band error first thing, a body that ends or breaks at once, no part
+ * within the budget, our own abort) rejects with `UpstreamError` while routing can still fail
+ * over. Resolves with every part, the first included, ending with exactly one `finish` or
+ * `error` part. The upstream body is closed whenever iteration stops: at the end, on an error
+ * or an abort, and when the consumer leaves early, even before its first `next()`.
+ */
+export async function startProviderStream(
+  body: StreamBody,
+  convert: StreamConverter,
+  options: StartProviderStreamOptions,
+): Promise<AsyncIterable<StreamPart>> {
+  const { providerId, signal } = options;
+  let failure: UpstreamError | undefined;
+  const parts = convert(body, {
+    providerId,
+    onUpstreamError: (error) => {
+      failure = error;
+    },
+  });
+  // Ends a pending read at once, whatever the transport has noticed, so that the converter ends
+  // with an `aborted` error part.
+  const abort = () => body.destroy(createAbortedError(providerId, signal.reason));
+  signal.addEventListener('abort', abort, { once: true });
+  if (signal.aborted) abort();
+  const close = () => {
+    signal.removeEventListener('abort', abort);
+    body.destroy();
+  };
+
+  let timeout: UpstreamError | undefined;
+  const timer = setTimeout(() => {
+    timeout = new UpstreamError({ provider: providerId, status: 0, code: 'upstream_timeout', message: `${providerId} sent no stream event in time` });
+    body.destroy(timeout);
+  }, Math.max(0, options.firstPartTimeoutMs));
+  let first: IteratorResult<StreamPart>;
+  try {
+    first = await parts.next();
+  } catch (error) {
+    failure = toUpstreamError(providerId, error);
+    first = { done: true, value: undefined };
+  } finally {
+    clearTimeout(timer);
+  }
+
+  if (first.done || first.value.type === 'error' || signal.aborted || timeout) {
+    close();
+    await parts.return(undefined);
+    if (signal.aborted) throw createAbortedError(providerId, failure ?? signal.reason);
+    throw timeout ?? failure ?? fromErrorPart(providerId, first.done ? undefined : first.value);
+  }
+  return handOver(first.value, parts, close, providerId);
+}
+
+/** For a converter that yields an `error` part without telling its `UpstreamError`. */
+function fromErrorPart(providerId: string, part: StreamPart | undefined): UpstreamError {
+  if (part?.type !== 'error') return createProtocolError(providerId, 'ended the stream without any event');
+  return new UpstreamError({ provider: providerId, status: part.error.status, message: part.error.message, retryable: true });
+}
+
+function handOver(first: StreamPart, parts: AsyncGenerator<StreamPart>, close: () => void, providerId: string): AsyncIterable<StreamPart> {
+  const rest = continueStream(first, parts, close, providerId);
+  const iterator: AsyncIterator<StreamPart> = {
+    next: () => rest.next(),
+    async return() {
+      // Closing first also settles a `next()` still waiting for upstream bytes, and covers a
+      // consumer that leaves before its first `next()`, when `rest` has no `finally` to run yet.
+      close();
+      await rest.return(undefined);
+      await parts.return(undefined);
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+async function* continueStream(
+  first: StreamPart,
+  parts: AsyncGenerator<StreamPart>,
+  close: () => void,
+  providerId: string,
+): AsyncGenerator<StreamPart> {
+  try {
+    let ended = isFinal(first);
+    yield first;
+    while (true) {
+      let next: IteratorResult<StreamPart>;
+      try {
+        next = await parts.next();
+      } catch (error) {
+        if (!ended) yield { type: 'error', error: toStreamError(toUpstreamError(providerId, error)) };
+        return;
+      }
+      if (next.done) break;
+      // Past the final part the body is still read to its end, so that its connection can go
+      // back to the pool, but nothing more is said.
+      if (ended) continue;
+      ended = isFinal(next.value);
+      yield next.value;
+    }
+    if (!ended) yield { type: 'error', error: toStreamError(createProtocolError(providerId, 'ended the stream without a final part')) };
+  } finally {
+    close();
+  }
+}
+
+function isFinal(part: StreamPart): boolean {
+  return part.type === 'finish' || part.type === 'error';
+}

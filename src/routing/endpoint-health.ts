@@ -1,0 +1,84 @@
+/**
+ * Per-endpoint health: a circuit breaker (open after consecutive failures, one half-open probe
+ * after a cool-down) plus moving averages of latency and throughput for `provider.sort`.
+ * Kept in memory per instance: health is a local observation of the path to the provider.
+ */
+export interface HealthOptions {
+  failureThreshold: number;
+  coolDownMs: number;
+  now?: () => number;
+}
+
+interface EndpointState {
+  consecutiveFailures: number;
+  openedAt: number | null;
+  probing: boolean;
+  latencyMs: number | null;
+  tokensPerSecond: number | null;
+}
+
+const smoothing = 0.2;
+
+export class EndpointHealth {
+  private readonly states = new Map<string, EndpointState>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: HealthOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  static keyOf(provider: string, providerModel: string): string {
+    return `${provider}\u0000${providerModel}`;
+  }
+
+  /** `closed` takes traffic; `open` is skipped while others remain; `half-open` allows one probe. */
+  state(key: string): 'closed' | 'open' | 'half-open' {
+    const state = this.states.get(key);
+    if (!state || state.openedAt === null) return 'closed';
+    if (this.now() - state.openedAt < this.options.coolDownMs) return 'open';
+    return state.probing ? 'open' : 'half-open';
+  }
+
+  /** Marks the start of a call; a half-open endpoint admits exactly one probe. */
+  begin(key: string): void {
+    const state = this.states.get(key);
+    if (state && state.openedAt !== null && this.state(key) === 'half-open') state.probing = true;
+  }
+
+  recordSuccess(key: string, latencyMs: number, tokensPerSecond?: number): void {
+    const state = this.ensure(key);
+    state.consecutiveFailures = 0;
+    state.openedAt = null;
+    state.probing = false;
+    state.latencyMs = state.latencyMs === null ? latencyMs : state.latencyMs + smoothing * (latencyMs - state.latencyMs);
+    if (tokensPerSecond !== undefined && Number.isFinite(tokensPerSecond)) {
+      state.tokensPerSecond = state.tokensPerSecond === null ? tokensPerSecond : state.tokensPerSecond + smoothing * (tokensPerSecond - state.tokensPerSecond);
+    }
+  }
+
+  recordFailure(key: string): void {
+    const state = this.ensure(key);
+    state.consecutiveFailures += 1;
+    if (state.probing || state.consecutiveFailures >= this.options.failureThreshold) {
+      state.openedAt = this.now();
+      state.probing = false;
+    }
+  }
+
+  latency(key: string): number | null {
+    return this.states.get(key)?.latencyMs ?? null;
+  }
+
+  throughput(key: string): number | null {
+    return this.states.get(key)?.tokensPerSecond ?? null;
+  }
+
+  private ensure(key: string): EndpointState {
+    let state = this.states.get(key);
+    if (!state) {
+      state = { consecutiveFailures: 0, openedAt: null, probing: false, latencyMs: null, tokensPerSecond: null };
+      this.states.set(key, state);
+    }
+    return state;
+  }
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { buildCatalog } from '../catalog/catalog.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { buildTestConfig } from '../../test/helpers/test-config.js';
+import { EndpointHealth } from './endpoint-health.js';
+import { selectCandidates, type SelectionInput } from './select-candidates.js';
+
+const catalog = buildCatalog(buildTestConfig());
+const noCaps = { maxPrice: null, modelMaxPrices: {} };
+
+function select(overrides: Partial<SelectionInput> & { model?: string; models?: string[] } = {}) {
+  const { model = 'acme/chat-small', models = [], ...rest } = overrides;
+  return selectCandidates({
+    catalog,
+    route: { model, fallbackModels: models, provider: rest.route?.provider },
+    api: 'chat',
+    parameters: [],
+    stream: false,
+    principal: noCaps,
+    defaultProviderOf: () => undefined,
+    health: new EndpointHealth({ failureThreshold: 2, coolDownMs: 1000 }),
+    ...rest,
+  });
+}
+
+function refusal(run: () => unknown): GatewayError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return error as GatewayError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('selectCandidates', () => {
+  it('orders configured endpoints by price and leaves out unconfigured providers', () => {
+    expect(select().map((candidate) => candidate.provider.id)).toEqual(['sim', 'sim-anthropic']);
+  });
+
+  it('puts the account default provider first', () => {
+    expect(select({ defaultProviderOf: () => 'sim-anthropic' }).map((candidate) => candidate.provider.id)).toEqual(['sim-anthropic', 'sim']);
+  });
+
+  it('honours provider.order, only, ignore, allow_fallbacks and max_price', () => {
+    const ids = (provider: SelectionInput['route']['provider']) =>
+      select({ route: { model: 'acme/chat-small', fallbackModels: [], provider } }).map((candidate) => candidate.provider.id);
+    expect(ids({ order: ['sim-anthropic'] })).toEqual(['sim-anthropic', 'sim']);
+    expect(ids({ order: ['sim-anthropic'], allowFallbacks: false })).toEqual(['sim-anthropic']);
+    expect(ids({ only: ['sim'] })).toEqual(['sim']);
+    expect(ids({ ignore: ['sim'] })).toEqual(['sim-anthropic']);
+    expect(ids({ maxPrice: { completion: 700_000_000n } })).toEqual(['sim']);
+    expect(refusal(() => ids({ only: ['nobody'] })).code).toBe('no_available_provider');
+  });
+
+  it('follows fallback models after the first choice', () => {
+    const candidates = select({ model: 'acme/chat-small', models: ['acme/chat-small'] });
+    expect(candidates.every((candidate) => candidate.model.id === 'acme/chat-small')).toBe(true);
+    const fromUnknown = select({ model: 'acme/unknown', models: ['acme/chat-small'] });
+    expect(fromUnknown[0].model.id).toBe('acme/chat-small');
+  });
+
+  it('refuses free and paid models mixed, with 400', () => {
+    const error = refusal(() => select({ model: 'acme/chat-small', models: ['acme/chat-small:free'] }));
+    expect(error.code).toBe('invalid_request');
+    expect(error.param).toBe('models');
+  });
+
+  it('refuses a parameter no endpoint of the model supports, naming the client field', () => {
+    const error = refusal(() => select({ parameters: [{ name: 'frequency_penalty', field: 'frequency_penalty' }] }));
+    expect(error.code).toBe('invalid_request');
+    expect(error.message).toContain("'frequency_penalty'");
+  });
+
+  it('keeps only endpoints that support every requested parameter', () => {
+    expect(select({ parameters: [{ name: 'top_k', field: 'top_k' }] }).map((candidate) => candidate.provider.id)).toEqual(['sim-anthropic']);
+    expect(select({ parameters: [{ name: 'seed', field: 'seed' }] }).map((candidate) => candidate.provider.id)).toEqual(['sim']);
+  });
+
+  it('answers 503 for an unknown model or a model of another endpoint', () => {
+    expect(refusal(() => select({ model: 'acme/nothing' })).code).toBe('no_available_provider');
+    const image = refusal(() => select({ model: 'other/painter' }));
+    expect(image.code).toBe('no_available_provider');
+    expect(image.message).toContain('other/painter');
+    expect(image.message).toContain('/chat/completions');
+  });
+
+  it('removes endpoints above the key\'s max price, saying so when none is left', () => {
+    const capped = select({ principal: { maxPrice: { prompt: 150_000_000n, completion: null }, modelMaxPrices: {} } });
+    expect(capped.map((candidate) => candidate.provider.id)).toEqual(['sim']);
+    const error = refusal(() => select({ principal: { maxPrice: null, modelMaxPrices: { 'acme/chat-small': { prompt: 1n, completion: null } } } }));
+    expect(error.code).toBe('no_available_provider');
+    expect(error.message).toContain("key's max price");
+  });
+
+  it('moves endpoints with an open circuit to the end', () => {
+    const health = new EndpointHealth({ failureThreshold: 2, coolDownMs: 60_000 });
+    health.recordFailure(EndpointHealth.keyOf('sim', 'chat-small'));
+    health.recordFailure(EndpointHealth.keyOf('sim', 'chat-small'));
+    expect(select({ health }).map((candidate) => candidate.provider.id)).toEqual(['sim-anthropic', 'sim']);
+  });
+});
+
+describe('EndpointHealth', () => {
+  it('opens after consecutive failures, half-opens after the cool-down for one probe, and closes on success', () => {
+    let now = 0;
+    const health = new EndpointHealth({ failureThreshold: 3, coolDownMs: 1000, now: () => now });
+    const key = 'p\u0000m';
+    health.recordFailure(key);
+    health.recordFailure(key);
+    expect(health.state(key)).toBe('closed');
+    health.recordFailure(key);
+    expect(health.state(key)).toBe('open');
+    now = 1500;
+    expect(health.state(key)).toBe('half-open');
+    health.begin(key);
+    expect(health.state(key)).toBe('open');
+    health.recordFailure(key);
+    expect(health.state(key)).toBe('open');
+    now = 3000;
+    health.begin(key);
+    health.recordSuccess(key, 100);
+    expect(health.state(key)).toBe('closed');
+    expect(health.latency(key)).toBe(100);
+  });
+});

@@ -1,0 +1,63 @@
+import type { AddressInfo } from 'node:net';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator, SimulatorOptions } from '../../src/simulator/simulator-types.js';
+import { buildTestConfig } from './test-config.js';
+import { startTestApp, type TestApp } from './start-test-app.js';
+
+/**
+ * A catalog whose three models are each served by the simulator over one wire protocol, plus a
+ * model served by all three (for failover), and fallback targets.
+ */
+export function simulatedCatalogYaml(simulatorUrl: string, options: { timeouts?: string } = {}): string {
+  const timeouts = options.timeouts ?? '{connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000}';
+  const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice]';
+  const endpoint = (provider: string, model: string, prompt = 1, completion = 2) =>
+    `      - provider: ${provider}\n        model: ${model}\n        pricing: {prompt: ${prompt}, completion: ${completion}}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
+  const model = (id: string, endpoints: string) =>
+    `  - id: ${id}\n    name: "Sim: ${id}"\n    context_length: 32000\n    modalities: {input: [text, image], output: [text]}\n    endpoints:\n${endpoints}`;
+  return `
+limits: {free_daily_requests: 5, requests_per_minute: 0}
+providers:
+  - {id: sim-openai, name: Sim OpenAI, api: openai, base_url: "${simulatorUrl}/openai/v1", api_key: sim-key, timeouts: ${timeouts}}
+  - {id: sim-anthropic, name: Sim Anthropic, api: anthropic, base_url: "${simulatorUrl}/anthropic", api_key: sim-key, timeouts: ${timeouts}}
+  - {id: sim-gemini, name: Sim Gemini, api: gemini, base_url: "${simulatorUrl}/gemini/v1beta", api_key: sim-key, timeouts: ${timeouts}}
+models:
+${model('sim/openai-model', endpoint('sim-openai', 'gpt-sim'))}${model('sim/anthropic-model', endpoint('sim-anthropic', 'claude-sim'))}${model('sim/gemini-model', endpoint('sim-gemini', 'gemini-sim'))}${model(
+    'sim/everywhere',
+    endpoint('sim-openai', 'gpt-everywhere', 1, 2) + endpoint('sim-anthropic', 'claude-everywhere', 2, 3) + endpoint('sim-gemini', 'gemini-everywhere', 3, 4),
+  )}${model('sim/backup', endpoint('sim-anthropic', 'claude-backup', 1, 1))}`;
+}
+
+export interface SimulatedGateway {
+  simulator: Simulator;
+  test: TestApp;
+  /** http://127.0.0.1:PORT (no /v1). */
+  url: string;
+  key: string;
+  accountId: string;
+  close(): Promise<void>;
+}
+
+/** The real gateway over real HTTP, with the simulator as every provider. */
+export async function startSimulatedGateway(
+  options: { simulator?: SimulatorOptions; databaseUrl?: string; credits?: number; timeouts?: string } = {},
+): Promise<SimulatedGateway> {
+  const simulator = await startSimulator(options.simulator);
+  const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
+  const config = buildTestConfig({ databaseUrl, yaml: simulatedCatalogYaml(simulator.url, { timeouts: options.timeouts }) });
+  const test = await startTestApp({ databaseUrl, config });
+  await test.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = test.app.server.address() as AddressInfo;
+  const account = await test.createAccount({ credits: options.credits ?? 100 });
+  return {
+    simulator,
+    test,
+    url: `http://127.0.0.1:${port}`,
+    key: account.key,
+    accountId: account.accountId,
+    async close() {
+      await test.close();
+      await simulator.close();
+    },
+  };
+}
