@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { KeyCache } from './auth/key-cache.js';
 import type { Ledger } from './billing/ledger.js';
+import type { RequestLog } from './billing/request-log.js';
 import type { Catalog } from './catalog/catalog.js';
 import type { Config } from './config/types.js';
 import type { Clock } from './core/clock.js';
@@ -8,7 +9,9 @@ import type { IdGenerator } from './core/ids.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { DefaultProviderCache } from './routing/default-provider-cache.js';
 import type { EndpointHealth } from './routing/endpoint-health.js';
+import type { Counters } from './store/counters.js';
 import type { Store } from './store/create-store.js';
+import type { TaskEngine } from './tasks/task-engine.js';
 
 /**
  * Everything a handler or service depends on, passed in rather than imported, so that tests
@@ -24,6 +27,11 @@ export interface AppContext {
   keyCache: KeyCache;
   defaultProviders: DefaultProviderCache;
   ledger: Ledger;
+  /** Batched writer of the request log and its usage rollups. */
+  requestLog: RequestLog;
   providers: ProviderRegistry;
   health: EndpointHealth;
+  counters: Counters;
+  /** Durable asynchronous tasks (videos, slow media jobs): create, find, and the polling worker. */
+  tasks: TaskEngine;
 }

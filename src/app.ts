@@ -8,7 +8,12 @@ import { registerMessagesRoutes } from './api/messages/routes.js';
 import { registerResponsesRoutes } from './api/responses/routes.js';
 import { registerHealthRoutes } from './api/health/routes.js';
 import { registerKeyRoutes } from './api/keys/routes.js';
+import { registerMediaRoutes } from './api/media/routes.js';
 import { registerProviderRoutes } from './api/providers/routes.js';
+import { registerRequestRoutes } from './api/requests/routes.js';
+import { registerUsageRoutes } from './api/usage/routes.js';
+import { registerVideoRoutes } from './api/videos/routes.js';
+import { registerTelegramWebhookRoutes } from './api/webhooks/telegram-routes.js';
 import './http/fastify-augment.js';
 import { registerAuth } from './http/register-auth.js';
 import { registerErrorHandling } from './http/register-error-handling.js';
@@ -49,10 +54,15 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerProviderRoutes(app, context);
   registerAccountRoutes(app, context);
   registerKeyRoutes(app, context);
+  registerRequestRoutes(app, context);
+  registerUsageRoutes(app, context);
   registerAdminRoutes(app, context);
   registerChatCompletionsRoutes(app, context);
   registerResponsesRoutes(app, context);
   registerMessagesRoutes(app, context);
+  registerVideoRoutes(app, context);
+  registerMediaRoutes(app, context);
+  registerTelegramWebhookRoutes(app, context);
 
   await app.ready();
   return app;

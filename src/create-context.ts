@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import { KeyCache } from './auth/key-cache.js';
 import { Ledger } from './billing/ledger.js';
+import { RequestLog } from './billing/request-log.js';
 import { buildCatalog } from './catalog/catalog.js';
 import type { Config } from './config/types.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -9,12 +10,20 @@ import { createId } from './core/ids.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { DefaultProviderCache } from './routing/default-provider-cache.js';
 import { EndpointHealth } from './routing/endpoint-health.js';
+import { createCounters } from './store/counters.js';
+import { TaskEngine, type TaskEngineOptions } from './tasks/task-engine.js';
+import { videoTaskHandler } from './videos/video-task-handler.js';
 import { createStore, migrateToLatest, type StoreOptions } from './store/create-store.js';
+import { imageTaskHandler } from './media/image-task-handler.js';
 
 export interface ContextOptions {
   logger?: Logger;
   clock?: Clock;
   store?: StoreOptions;
+  /** How long another instance's silence means it died (its reservations are released). */
+  instanceTimeoutMs?: number;
+  /** Task engine settings (lease, batch, idle pause, jitter); tests shorten them. */
+  tasks?: Partial<Omit<TaskEngineOptions, 'instanceId'>>;
 }
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
@@ -22,20 +31,32 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const store = await createStore(config.server.databaseUrl, options.store);
   await migrateToLatest(store);
   const clock = options.clock ?? systemClock;
-  return {
+  const logger = options.logger ?? createLogger(config.server.logLevel);
+  const instanceId = createId('ins');
+  const context: AppContext = {
     config,
     catalog: buildCatalog(config),
     store,
-    logger: options.logger ?? createLogger(config.server.logLevel),
+    logger,
     clock,
     createId,
     // Short enough that a revocation on another instance takes effect within seconds.
     keyCache: new KeyCache(10_000, 100_000),
     defaultProviders: new DefaultProviderCache(store.db, 10_000),
-    ledger: new Ledger({ store, clock, createId }),
+    ledger: new Ledger({ store, clock, createId }, { instanceId, instanceTimeoutMs: options.instanceTimeoutMs ?? 15_000 }),
     providers: new ProviderRegistry(),
+    requestLog: new RequestLog({ store, logger }),
     health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 30_000 }),
+    counters: createCounters(config.server.redisUrl),
+    // One identity per process: the lease owner of its tasks is the holder of its reservations.
+    tasks: new TaskEngine(() => context, { schedules: config.tasks, ...options.tasks, instanceId }),
   };
+  context.tasks.registerHandler(videoTaskHandler);
+  context.tasks.registerHandler(imageTaskHandler);
+  await context.ledger.startInstance();
+  // Start with Redis connected when it is up; when it is down, limit checks answer 503 until it is back.
+  await context.counters.settle(2000);
+  return context;
 }
 
 export function createLogger(level: string): Logger {
@@ -47,6 +68,10 @@ export function createLogger(level: string): Logger {
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
+  await context.tasks.stop();
+  await context.requestLog.close();
+  await context.ledger.stopInstance().catch(() => undefined);
   await context.providers.close();
+  await context.counters.close();
   await context.store.close();
 }

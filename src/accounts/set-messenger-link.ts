@@ -6,7 +6,10 @@ import { deleteMessengerLink, upsertMessengerLink } from '../store/repositories/
 /** The operator's override of contract §1: marks the account linked (or not) without a messenger round trip. */
 export async function setMessengerLink(context: Pick<AppContext, 'store' | 'clock'>, accountId: string, linked: boolean): Promise<void> {
   const { db } = context.store;
-  if (!(await findAccount(db, accountId))) throw notFound(`Account '${accountId}'`);
-  if (linked) await upsertMessengerLink(db, { accountId, messenger: 'admin', externalId: null, linkedAt: context.clock.now().toISOString() });
-  else await deleteMessengerLink(db, accountId);
+  const account = await findAccount(db, accountId);
+  if (!account) throw notFound(`Account '${accountId}'`);
+  if (!linked) return deleteMessengerLink(db, accountId);
+  // Marking an already linked account linked keeps its Telegram chat, so /status and /unlink still work there.
+  if (account.messengerLinked) return;
+  await upsertMessengerLink(db, { accountId, messenger: 'admin', externalId: null, linkedAt: context.clock.now().toISOString() });
 }

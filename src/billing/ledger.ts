@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { listExpiredReservations, readSpendable, reserveFunds, settleReservation } from '../store/repositories/ledger.js';
+import { beatInstance, registerInstance, removeInstance, removeStaleInstances } from '../store/repositories/instances.js';
+import { listExpiredReservations, listOrphanedReservations, readSpendable, reserveFunds, settleReservation } from '../store/repositories/ledger.js';
 
 export interface Reservation {
   id: string;
@@ -17,10 +18,23 @@ export const reservationLifetimeMs = 2 * 60 * 60 * 1000;
  * exactly one settle or release; one that is never ended (a crash) is released by
  * `releaseExpired` once it outlives its bound. A zero amount (free models) touches no table.
  */
-export class Ledger {
-  constructor(private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>) {}
+export interface LedgerOptions {
+  /** This process; its reservations are released by others once its heartbeat is older than `instanceTimeoutMs`. */
+  instanceId: string;
+  instanceTimeoutMs: number;
+}
 
-  async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint }): Promise<Reservation> {
+export class Ledger {
+  constructor(
+    private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
+    readonly options: LedgerOptions,
+  ) {}
+
+  /**
+   * Reserves `amount` or throws 402. A `durable` reservation (asynchronous tasks) belongs to no
+   * instance and lives until `lifetimeMs` passes or its task ends it; others die with their instance.
+   */
+  async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint; durable?: boolean; lifetimeMs?: number }): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n };
     const now = this.context.clock.now();
@@ -32,7 +46,8 @@ export class Ledger {
         requestId: input.requestId,
         amount: input.amount,
         createdAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + reservationLifetimeMs).toISOString(),
+        expiresAt: new Date(now.getTime() + (input.lifetimeMs ?? reservationLifetimeMs)).toISOString(),
+        instanceId: input.durable ? null : this.options.instanceId,
       });
       // Throwing rolls back the account's part when the key refuses.
       if (result === 'key_limit') throw new GatewayError('insufficient_balance', "This key's spending limit is used up", { metadata: { limit_type: 'key_limit' } });
@@ -60,14 +75,40 @@ export class Ledger {
     return readSpendable(this.context.store.db, accountId, keyId);
   }
 
-  /** Releases reservations older than their bound; returns how many. Run at start and periodically. */
-  async releaseExpired(): Promise<number> {
-    const ids = await listExpiredReservations(this.context.store.db, this.context.clock.now().toISOString(), 500);
+  /** Announces this instance, so that others can tell when it dies. */
+  async startInstance(): Promise<void> {
+    await registerInstance(this.context.store.db, this.options.instanceId, this.context.clock.now().toISOString());
+  }
+
+  async heartbeat(): Promise<void> {
+    await beatInstance(this.context.store.db, this.options.instanceId, this.context.clock.now().toISOString());
+  }
+
+  /** After a graceful shutdown has settled everything in flight. */
+  async stopInstance(): Promise<void> {
+    await removeInstance(this.context.store.db, this.options.instanceId);
+  }
+
+  /**
+   * Releases the reservations nobody will settle: those of instances whose heartbeat stopped
+   * (crashed) and those past their time bound. Run at start and periodically; safe to run on
+   * every instance at once, since settling is exactly-once. Returns how many were released.
+   */
+  async sweep(): Promise<number> {
+    const now = this.context.clock.now();
+    const staleBefore = new Date(now.getTime() - this.options.instanceTimeoutMs).toISOString();
+    const ids = new Set([
+      ...(await listOrphanedReservations(this.context.store.db, staleBefore, 1000)),
+      ...(await listExpiredReservations(this.context.store.db, now.toISOString(), 1000)),
+    ]);
+    let released = 0;
     for (const id of ids) {
-      await this.context.store.db.transaction().execute((trx) =>
-        settleReservation(trx, { reservationId: id, cost: 0n, ledgerId: this.context.createId('led'), createdAt: this.context.clock.now().toISOString() }),
+      const charged = await this.context.store.db.transaction().execute((trx) =>
+        settleReservation(trx, { reservationId: id, cost: 0n, ledgerId: this.context.createId('led'), createdAt: now.toISOString() }),
       );
+      if (charged !== null) released += 1;
     }
-    return ids.length;
+    await removeStaleInstances(this.context.store.db, staleBefore);
+    return released;
   }
 }

@@ -9,7 +9,9 @@ import { systemClock } from '../core/clock.js';
 import { createId } from '../core/ids.js';
 import { usdToNano } from '../core/money.js';
 import { readServerConfig } from '../config/read-server-config.js';
+import { readTelegramBotUsername } from '../config/read-telegram-config.js';
 import { notFound } from '../errors/gateway-error.js';
+import { encodeLinkCode, issueLinkCode } from '../messenger/link-codes.js';
 import { createStore, migrateToLatest, type Store } from '../store/create-store.js';
 import { findAccount } from '../store/repositories/accounts.js';
 
@@ -51,6 +53,16 @@ export function registerAdminCommands(program: Command): void {
         if (linked !== 'true' && linked !== 'false') throw new Error('linked must be true or false');
         await setMessengerLink({ store, clock: systemClock }, accountId, linked === 'true');
         return { data: { linked: linked === 'true' } };
+      }),
+    );
+
+  admin
+    .command('link-code <account-id>')
+    .description('issue a one-time messenger link code (and t.me deep link when TELEGRAM_BOT_USERNAME is set); replaces the previous one')
+    .action((accountId: string) =>
+      withStore(async (store) => {
+        const issued = await issueLinkCode({ store, clock: systemClock }, accountId, readTelegramBotUsername(process.env));
+        return { data: encodeLinkCode(issued) };
       }),
     );
 

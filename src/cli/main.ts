@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { runSimulatorFromCli, type SimulateCommandOptions } from '../simulator/index.js';
 import { registerAdminCommands } from './admin-commands.js';
+import { runDemo } from './demo.js';
 import { serve } from './serve.js';
 
 /** The `switchyard` command line. */
@@ -20,6 +21,17 @@ export async function main(argv: string[]): Promise<void> {
       }
     });
   registerAdminCommands(program);
+  program
+    .command('demo')
+    .description('run the gateway with the provider simulator and a demo account, and print calls to try')
+    .action(async () => {
+      try {
+        await runDemo();
+      } catch (error) {
+        process.stderr.write(`switchyard demo: ${(error as Error).message}\n`);
+        process.exit(1);
+      }
+    });
   program
     .command('simulate')
     .description('run the provider simulator (OpenAI, Anthropic and Gemini wire protocols) for tests, benchmarks and demos')

@@ -9,12 +9,27 @@ import { closeContext, createContext } from '../create-context.js';
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
-  const context = await createContext(config);
+  const instanceTimeoutMs = Number(process.env.SWITCHYARD_INSTANCE_TIMEOUT_MS) || 15_000;
+  const context = await createContext(config, { instanceTimeoutMs });
+  // Reservations left by a crashed instance (ours before a restart, or another's) are released
+  // here and by the periodic sweep, so no money stays held by requests that no longer exist.
+  const released = await context.ledger.sweep();
+  if (released > 0) context.logger.warn({ released }, 'released reservations of stopped instances');
+  const upkeep = setInterval(() => {
+    void context.ledger
+      .heartbeat()
+      .then(() => context.ledger.sweep())
+      .catch((error: unknown) => context.logger.error({ err: error }, 'ledger upkeep failed'));
+  }, Math.max(500, Math.floor(instanceTimeoutMs / 3)));
+  upkeep.unref();
   const app = await buildApp(context);
   const { host, port } = config.server;
   const address = await app.listen({ host, port });
   context.logger.info({ address, catalog: config.source, models: config.models.length }, 'ready');
   process.stdout.write(`listening on ${address.replace('[::1]', 'localhost')}\n`);
+  // Polls the durable tasks (videos) of every instance's past, this one's included: after a
+  // restart, tasks pick up where they were.
+  context.tasks.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -26,8 +41,12 @@ export async function serve(): Promise<void> {
       app.server.closeAllConnections();
     }, config.server.shutdownGraceMs);
     deadline.unref();
+    clearInterval(upkeep);
+    // No new task claims; polls in flight finish (or are handed back) while requests drain.
+    const tasksStopped = context.tasks.stop();
     try {
       await app.close();
+      await tasksStopped;
       await closeContext(context);
     } finally {
       clearTimeout(deadline);

@@ -66,6 +66,8 @@ const ModelSchema = Type.Object(
     durations: Type.Optional(Type.Array(Type.Number({ exclusiveMinimum: 0 }))),
     resolutions: Type.Optional(Type.Array(Type.String())),
     aspect_ratios: Type.Optional(Type.Array(Type.String())),
+    qualities: Type.Optional(Type.Array(Type.String())),
+    max_images: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   },
   { additionalProperties: false },
 );
@@ -74,8 +76,8 @@ const ProviderSchema = Type.Object(
   {
     id: Slug,
     name: Type.String({ minLength: 1 }),
-    api: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini')], {
-      description: 'one of openai, anthropic, gemini',
+    api: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('fal')], {
+      description: 'one of openai, anthropic, gemini, fal',
     }),
     base_url: Type.String({ pattern: '^https?://', description: 'an http(s) URL' }),
     api_key: Type.Optional(Type.String()),
@@ -87,6 +89,16 @@ const ProviderSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+  },
+  { additionalProperties: false },
+);
+
+/** How the task engine treats one kind of asynchronous task (see `src/tasks/README.md`). */
+const TaskScheduleSchema = Type.Object(
+  {
+    max_age_seconds: Type.Optional(Type.Integer({ minimum: 10 })),
+    min_poll_seconds: Type.Optional(Type.Number({ minimum: 0.05 })),
+    max_poll_seconds: Type.Optional(Type.Number({ minimum: 0.05 })),
   },
   { additionalProperties: false },
 );
@@ -104,6 +116,24 @@ export const ConfigFileSchema = Type.Object(
     ),
     providers: Type.Array(ProviderSchema),
     models: Type.Array(ModelSchema),
+    tasks: Type.Optional(
+      Type.Object(
+        { video: Type.Optional(TaskScheduleSchema), image: Type.Optional(TaskScheduleSchema) },
+        { additionalProperties: false },
+      ),
+    ),
+    media: Type.Optional(
+      Type.Object(
+        {
+          sync_window_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          poll_interval_ms: Type.Optional(Type.Integer({ minimum: 10 })),
+          fetch_max_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+          fetch_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          file_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,8 @@
 import { usdToNano } from '../core/money.js';
 import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './config-schema.js';
 import { ConfigError } from './config-error.js';
-import type { Config, EndpointPricing, ModelConfig, ProviderConfig, ServerConfig } from './types.js';
+import { defaultMediaConfig } from './default-media-config.js';
+import { textProviderApis, type Config, type EndpointPricing, type ModelConfig, type ProviderConfig, type ServerConfig, type TaskScheduleConfig } from './types.js';
 
 export const canonicalParameters = new Set([
   'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
@@ -19,6 +20,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     throw new ConfigError(`${source}: ${path}: ${expected}`);
   };
   const providers = file.providers.map((entry) => normalizeProvider(entry));
+  const apiOf = new Map(providers.map((provider) => [provider.id, provider.api]));
   const providerIds = new Set<string>();
   providers.forEach((provider, index) => {
     if (providerIds.has(provider.id)) fail(`providers[${index}].id`, `expected a unique provider id, "${provider.id}" appears twice`);
@@ -29,7 +31,13 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     const path = `models[${index}]`;
     if (modelIds.has(entry.id)) fail(`${path}.id`, `expected a unique model id, "${entry.id}" appears twice`);
     modelIds.add(entry.id);
-    return normalizeModel(entry, path, providerIds, fail);
+    const model = normalizeModel(entry, path, providerIds, fail);
+    model.endpoints.forEach((endpoint, index) => {
+      if (model.outputModalities.includes('text') && !textProviderApis.includes(apiOf.get(endpoint.provider)!)) {
+        fail(`${path}.endpoints[${index}].provider`, `expected a provider whose api serves text (${textProviderApis.join(', ')}), "${endpoint.provider}" speaks ${apiOf.get(endpoint.provider)}`);
+      }
+    });
+    return model;
   });
   return {
     server,
@@ -40,6 +48,14 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     },
     providers,
     models,
+    tasks: normalizeTaskSchedules(file.tasks),
+    media: {
+      syncWindowMs: file.media?.sync_window_ms ?? defaultMediaConfig.syncWindowMs,
+      pollIntervalMs: file.media?.poll_interval_ms ?? defaultMediaConfig.pollIntervalMs,
+      fetchMaxBytes: file.media?.fetch_max_bytes ?? defaultMediaConfig.fetchMaxBytes,
+      fetchTimeoutMs: file.media?.fetch_timeout_ms ?? defaultMediaConfig.fetchTimeoutMs,
+      fileTtlSeconds: file.media?.file_ttl_seconds ?? defaultMediaConfig.fileTtlSeconds,
+    },
   };
 }
 
@@ -113,6 +129,8 @@ function normalizeModel(
     durations: entry.durations ?? [],
     resolutions: entry.resolutions ?? [],
     aspectRatios: entry.aspect_ratios ?? [],
+    qualities: entry.qualities ?? [],
+    maxImages: entry.max_images ?? defaultMediaConfig.maxImages,
   };
 }
 
@@ -140,4 +158,17 @@ function normalizePricing(endpoint: EndpointEntry, path: string, fail: (path: st
     }
   }
   return pricing;
+}
+
+function normalizeTaskSchedules(tasks: ConfigFile['tasks']): Record<string, TaskScheduleConfig> {
+  const schedules: Record<string, TaskScheduleConfig> = {};
+  for (const [kind, entry] of Object.entries(tasks ?? {})) {
+    if (!entry) continue;
+    const schedule: TaskScheduleConfig = {};
+    if (entry.max_age_seconds !== undefined) schedule.maxAgeMs = entry.max_age_seconds * 1000;
+    if (entry.min_poll_seconds !== undefined) schedule.minPollMs = Math.round(entry.min_poll_seconds * 1000);
+    if (entry.max_poll_seconds !== undefined) schedule.maxPollMs = Math.round(entry.max_poll_seconds * 1000);
+    schedules[kind] = schedule;
+  }
+  return schedules;
 }

@@ -3,7 +3,11 @@
  * (nano-USD per 1M units) from here on; the YAML's USD numbers never reach the rest of the code.
  */
 
-export type ProviderApi = 'openai' | 'anthropic' | 'gemini';
+/** Wire protocols. `fal` (fal.ai's queue API) serves media models only. */
+export type ProviderApi = 'openai' | 'anthropic' | 'gemini' | 'fal';
+/** The protocols that can serve text models. */
+export type TextProviderApi = Exclude<ProviderApi, 'fal'>;
+export const textProviderApis: readonly ProviderApi[] = ['openai', 'anthropic', 'gemini'];
 
 export interface ProviderTimeouts {
   /** TCP + TLS connect. */
@@ -85,6 +89,10 @@ export interface ModelConfig {
   durations: number[];
   resolutions: string[];
   aspectRatios: string[];
+  /** Image models: the accepted `quality` values; none accepted when empty or absent. */
+  qualities?: string[];
+  /** Image models: the largest `n` per request (default 10). */
+  maxImages?: number;
 }
 
 export interface LimitsConfig {
@@ -104,6 +112,19 @@ export interface ServerConfig {
   /** How long SIGTERM waits for in-flight requests and streams. */
   shutdownGraceMs: number;
   logLevel: string;
+  /** The Telegram bot that links messenger accounts; null (or absent) when TELEGRAM_BOT_TOKEN is unset. */
+  telegram?: TelegramConfig | null;
+}
+
+export interface TelegramConfig {
+  /** Secret: appears only in Bot API URLs, never in logs. */
+  botToken: string;
+  /** Telegram sends it back in `X-Telegram-Bot-Api-Secret-Token` on every webhook call. */
+  webhookSecret: string;
+  /** Without a trailing slash; requests go to `{apiBaseUrl}/bot{token}/{method}`. */
+  apiBaseUrl: string;
+  /** Without the `@`; null when unset (link codes then carry no t.me deep link). */
+  botUsername: string | null;
 }
 
 export interface Config {
@@ -113,4 +134,29 @@ export interface Config {
   limits: LimitsConfig;
   providers: ProviderConfig[];
   models: ModelConfig[];
+  /** Speech and image settings; defaults apply when absent (see `media/media-settings.ts`). */
+  media?: MediaConfig;
+  /** Per task kind (`video`, `image`): schedule overrides for the task engine; engine defaults when absent. */
+  tasks?: Record<string, TaskScheduleConfig>;
+}
+
+/** One kind under the `tasks:` section of the config file, in milliseconds. */
+export interface TaskScheduleConfig {
+  maxAgeMs?: number;
+  minPollMs?: number;
+  maxPollMs?: number;
+}
+
+/** The `media:` section of the config file. */
+export interface MediaConfig {
+  /** How long an image request waits for an asynchronous provider job (fal) before it answers 202. */
+  syncWindowMs: number;
+  /** Pause between two status polls of a provider job while the request waits. */
+  pollIntervalMs: number;
+  /** Remote image inputs (`image_url`): largest accepted file, in bytes. */
+  fetchMaxBytes: number;
+  /** Remote image inputs: time allowed for the whole fetch, redirects included. */
+  fetchTimeoutMs: number;
+  /** How long gateway-served image URLs (`response_format: "url"`) stay downloadable. */
+  fileTtlSeconds: number;
 }

@@ -11,6 +11,7 @@ import type { Usage } from '../core/usage.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { UpstreamError } from '../providers/shared/upstream-error.js';
 import type { Candidate } from '../routing/candidate.js';
+import { admitRequest } from '../limits/admit-request.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import { planReservation } from './plan-reservation.js';
@@ -29,7 +30,7 @@ export interface TextGenerationInput {
 
 export type TextGenerationOutcome =
   | { stream: false; candidate: Candidate; result: TextResult; cost: bigint }
-  | { stream: true; candidate: Candidate; parts: AsyncIterable<StreamPart> };
+  | { stream: true; candidate: Candidate; parts: AsyncIterable<StreamPart>; /** Call once the response is over. */ close(): Promise<void> };
 
 /**
  * The text request path: route → reserve → call the provider → settle. Retries the next
@@ -50,6 +51,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     defaultProviderOf: (modelId) => defaults.get(modelId),
     health: context.health,
   });
+  await admitRequest(context, principal, candidates[0].model);
   const prompt = estimatePromptTokens(call.request);
   const owner = { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId };
   let lastFailure: UpstreamError | undefined;
@@ -85,7 +87,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         startedAt,
         onSettled: (settlement) => input.onSettled?.(candidate, settlement),
       });
-      return { stream: true, candidate, parts: metered };
+      return { stream: true, candidate, parts: metered.parts, close: metered.close };
     } catch (error) {
       await context.ledger.release(reservation);
       if (!(error instanceof UpstreamError)) throw error;

@@ -14,28 +14,62 @@ export interface StreamSettlement {
   errorCode?: string;
 }
 
+export interface MeteredStream {
+  parts: AsyncIterable<StreamPart>;
+  /**
+   * Ends the stream if it is still open: settles for what was generated (nothing, when it was
+   * never read — the client left before the first frame) and closes the provider stream.
+   * Idempotent; call it once the response is over, whichever way it ended.
+   */
+  close(): Promise<void>;
+}
+
 /**
  * Wraps a provider stream: prices the `finish` part and settles the reservation with it; on an
  * in-band failure or when the consumer stops early (client gone), settles for what was
  * generated so far, estimated from the text when the provider never said. Exactly one
  * settlement, whichever way the stream ends.
  */
-export async function* meterStream(
+export function meterStream(
   parts: AsyncIterable<StreamPart>,
-  options: {
-    candidate: Candidate;
-    reservation: Reservation;
-    ledger: Ledger;
-    health: EndpointHealth;
-    prompt: { tokens: number; images: number };
-    startedAt: number;
-    onSettled: (settlement: StreamSettlement) => void;
-  },
+  options: MeterOptions,
+): MeteredStream {
+  const state = { settled: false };
+  const metered = readMetered(parts, options, state);
+  return {
+    parts: metered,
+    async close() {
+      // A generator that never started skips its finally on return(): settle here instead.
+      if (!state.settled) {
+        state.settled = true;
+        const usage: Usage = { promptTokens: options.prompt.tokens, completionTokens: 0, estimated: true };
+        const charged = await options.ledger.settle(options.reservation, priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images));
+        options.onSettled({ usage, cost: charged, status: 'aborted', errorCode: 'client_closed' });
+      }
+      await metered.return(undefined);
+      await parts[Symbol.asyncIterator]().return?.(undefined);
+    },
+  };
+}
+
+interface MeterOptions {
+  candidate: Candidate;
+  reservation: Reservation;
+  ledger: Ledger;
+  health: EndpointHealth;
+  prompt: { tokens: number; images: number };
+  startedAt: number;
+  onSettled: (settlement: StreamSettlement) => void;
+}
+
+async function* readMetered(
+  parts: AsyncIterable<StreamPart>,
+  options: MeterOptions,
+  state: { settled: boolean },
 ): AsyncGenerator<StreamPart> {
   let outputBytes = '';
-  let settled = false;
   const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: string): Promise<bigint> => {
-    settled = true;
+    state.settled = true;
     const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images);
     const charged = await options.ledger.settle(options.reservation, cost);
     options.onSettled({ usage, cost: charged, status, errorCode });
@@ -63,6 +97,6 @@ export async function* meterStream(
       yield part;
     }
   } finally {
-    if (!settled) await settle(delivered(), 'aborted', 'client_closed');
+    if (!state.settled) await settle(delivered(), 'aborted', 'client_closed');
   }
 }

@@ -1,12 +1,12 @@
 import type { Dispatcher } from 'undici';
-import type { ProviderApi, ProviderConfig } from '../config/types.js';
+import type { ProviderConfig, TextProviderApi } from '../config/types.js';
 import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import type { TextProviderAdapter } from './provider-adapter.js';
 import { createProviderDispatcher } from './shared/send-request.js';
 
-const textAdapters: Record<ProviderApi, TextProviderAdapter> = {
+const textAdapters: Record<TextProviderApi, TextProviderAdapter> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
@@ -19,8 +19,11 @@ const textAdapters: Record<ProviderApi, TextProviderAdapter> = {
 export class ProviderRegistry {
   private readonly dispatchers = new Map<string, Dispatcher>();
 
-  textAdapter(api: ProviderApi): TextProviderAdapter {
-    return textAdapters[api];
+  /** The text adapter of a protocol; config validation guarantees text models use one that has it. */
+  textAdapter(api: ProviderConfig['api']): TextProviderAdapter {
+    const adapter = textAdapters[api as TextProviderApi];
+    if (!adapter) throw new Error(`provider protocol ${api} cannot serve text`);
+    return adapter;
   }
 
   dispatcher(provider: ProviderConfig): Dispatcher {

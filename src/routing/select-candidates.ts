@@ -111,7 +111,10 @@ function orderEndpoints(
 }
 
 function sortMetric(sort: ProviderPreferences['sort'], health: EndpointHealth): (a: ModelEndpointConfig, b: ModelEndpointConfig) => number {
-  const byPrice = (a: ModelEndpointConfig, b: ModelEndpointConfig) => compareBigInt(a.pricing.prompt + a.pricing.completion, b.pricing.prompt + b.pricing.completion);
+  // Media endpoints price per unit (image, character, second) with zero token prices: those break the tie.
+  const unitPrice = (endpoint: ModelEndpointConfig) => (endpoint.pricing.image ?? 0n) + (endpoint.pricing.characters ?? 0n) + (endpoint.pricing.videoSecond ?? 0n);
+  const byPrice = (a: ModelEndpointConfig, b: ModelEndpointConfig) =>
+    compareBigInt(a.pricing.prompt + a.pricing.completion, b.pricing.prompt + b.pricing.completion) || compareBigInt(unitPrice(a), unitPrice(b));
   if (sort === 'latency') {
     const latency = (endpoint: ModelEndpointConfig) => health.latency(EndpointHealth.keyOf(endpoint.provider, endpoint.model)) ?? Number.MAX_SAFE_INTEGER;
     return (a, b) => latency(a) - latency(b) || byPrice(a, b);

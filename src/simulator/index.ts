@@ -11,3 +11,4 @@ export type {
   SimulatorProtocol,
   SimulatorStats,
 } from './simulator-types.js';
+export type { VideoJobStats, VideoStats } from './video-jobs.js';

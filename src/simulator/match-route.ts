@@ -1,11 +1,15 @@
 import { anthropicProtocol } from './anthropic-protocol.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
+import { matchVideoRoute, type VideoRoute } from './match-video-route.js';
+import { matchMediaRoute, type MediaRoute } from './match-media-route.js';
 import type { ProtocolAdapter, ProtocolRoute } from './protocol-adapter.js';
 
 export type RouteMatch =
   | { kind: 'control'; path: string }
   | { kind: 'protocol'; adapter: ProtocolAdapter; route: ProtocolRoute }
+  | { kind: 'video'; route: VideoRoute }
+  | { kind: 'media'; route: MediaRoute }
   | { kind: 'not-found' };
 
 const GEMINI_PREFIX = '/gemini/v1beta/models/';
@@ -13,6 +17,10 @@ const GEMINI_PREFIX = '/gemini/v1beta/models/';
 /** Maps a method and path onto the simulator's handlers; each base URL follows its vendor SDK. */
 export function matchRoute(method: string, pathname: string, query: URLSearchParams): RouteMatch {
   if (pathname.startsWith('/_sim/')) return { kind: 'control', path: pathname.slice('/_sim'.length) };
+  const video = matchVideoRoute(method, pathname);
+  if (video) return { kind: 'video', route: video };
+  const media = matchMediaRoute(method, pathname);
+  if (media) return { kind: 'media', route: media };
   if (method !== 'POST') return { kind: 'not-found' };
   if (pathname === '/openai/v1/chat/completions') return { kind: 'protocol', adapter: openaiProtocol, route: {} };
   if (pathname === '/anthropic/v1/messages') return { kind: 'protocol', adapter: anthropicProtocol, route: {} };

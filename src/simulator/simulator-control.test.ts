@@ -68,7 +68,8 @@ describe('stats', () => {
     await waitFor(() => simulator.stats().open === 0);
 
     const stats = (await (await fetch(`${simulator.url}/_sim/stats`)).json()) as ReturnType<Simulator['stats']>;
-    expect(stats).toEqual({
+    // Media job counters (videos, fal) have their own suites; toEqual skips the undefined keys.
+    expect({ ...stats, videos: undefined, fal: undefined }).toEqual({
       requests: 5,
       protocols: {
         openai: { requests: 3, models: { a: 3 } },

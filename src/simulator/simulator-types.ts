@@ -1,3 +1,6 @@
+import type { FalStats } from './fal-jobs.js';
+import type { VideoStats } from './video-jobs.js';
+
 /** The wire protocols the simulator speaks. */
 export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini';
 
@@ -18,6 +21,12 @@ export interface SimulatorOptions {
   replyTokens?: number;
   /** When set, every protocol request must carry this key in the protocol's auth header. */
   apiKey?: string;
+  /** Time from a video submission to the finished video (progress in between). Default 1000 ms. */
+  videoDurationMs?: number;
+  /** Delay before answering a video status poll, so overlapping polls of one job show. Default 0. */
+  videoPollLatencyMs?: number;
+  /** Time from a fal queue submission to its COMPLETED status; `[[sim:job_ms=N]]` in a prompt overrides it. Default 0. */
+  imageJobDurationMs?: number;
 }
 
 /**
@@ -72,6 +81,10 @@ export interface SimulatorStats {
   open: number;
   /** Requests that had a fault applied (rule or directive). */
   faultsInjected: number;
+  /** Video jobs (OpenAI Videos API and Veo operations); present in `stats()` of a running simulator. */
+  videos?: VideoStats;
+  /** fal queue jobs (submissions, status polls, result fetches, file downloads); present in `stats()` of a running simulator. */
+  fal?: FalStats;
 }
 
 export interface Simulator {

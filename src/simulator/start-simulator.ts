@@ -6,6 +6,10 @@ import { handleProtocolRequest, type SimulatorSettings, type SimulatorState } fr
 import { matchRoute } from './match-route.js';
 import type { Simulator, SimulatorOptions, SimulatorProtocol } from './simulator-types.js';
 import { createStatsRecorder } from './stats.js';
+import { handleVideoRequest } from './handle-video-request.js';
+import { VideoJobStore } from './video-jobs.js';
+import { FalJobStore } from './fal-jobs.js';
+import { handleMediaRequest } from './handle-media-request.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 
@@ -17,11 +21,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let sequence = 0;
   let shuttingDown = false;
   const state: SimulatorState = { settings, stats, faults, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
+  const videoJobs = new VideoJobStore(options.videoDurationMs ?? 1_000);
+  const videoState = {
+    jobs: videoJobs,
+    apiKey: settings.apiKey,
+    pollLatencyMs: options.videoPollLatencyMs ?? 0,
+    faults,
+    stats,
+    nextSequence: () => ++sequence,
+    isShuttingDown: () => shuttingDown,
+  };
+  const falJobs = new FalJobStore(options.imageJobDurationMs ?? 0);
+  const mediaState = { falJobs, apiKey: settings.apiKey, faults, stats, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
   const control = {
-    stats: () => stats.snapshot(),
+    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats() }),
     reset() {
       stats.reset();
       faults.clear();
+      videoJobs.reset();
+      falJobs.reset();
     },
     setFault: faults.add,
     clearFaults: faults.clear,
@@ -43,6 +61,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
+    if (match.kind === 'video') return handleVideoRequest(request, response, match.route, query, videoState);
+    if (match.kind === 'media') return handleMediaRequest(request, response, match.route, query, mediaState);
     request.resume();
     sendJson(response, 404, { error: { message: `no simulator route for ${request.method} ${pathname}` } });
   }

@@ -11,6 +11,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** The PostgreSQL schema the store was opened in, when one was given. */
+  schema?: string;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -42,6 +44,7 @@ function openSqlite(path: string): Store {
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   database.defaultSafeIntegers(true);
+  cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
@@ -49,6 +52,25 @@ function openSqlite(path: string): Store {
     ping: () => ping(db),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; on the hot path (reserve, settle, key
+ * lookup) preparing costs more than running. The statements differ only in their parameters,
+ * so the compiled statement is kept per SQL text (bounded, oldest evicted first).
+ */
+function cachePreparedStatements(database: SqliteDatabase.Database, limit = 500): void {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as typeof database.prepare;
 }
 
 async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
@@ -75,7 +97,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+  return { db, dialect: 'postgres', schema: options.schema, ping: () => ping(db), close: () => db.destroy() };
 }
 
 async function ping(db: Kysely<Database>): Promise<boolean> {
@@ -89,7 +111,15 @@ async function ping(db: Kysely<Database>): Promise<boolean> {
 
 /** Applies every pending migration; safe to run from several instances at once (Kysely takes a lock). */
 export async function migrateToLatest(store: Store): Promise<void> {
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  // Unordered: migrations written on parallel branches may land in any order.
+  // Kysely looks its bookkeeping tables up across all schemas: name ours, so that suites running
+  // side by side in separate schemas never take each other's migration lock.
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+    migrationTableSchema: store.schema,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');

@@ -15,7 +15,16 @@ export interface Database {
   usage_rollups: UsageRollupsTable;
   default_providers: DefaultProvidersTable;
   messenger_links: MessengerLinksTable;
+  link_codes: LinkCodesTable;
   tasks: TasksTable;
+  instances: InstancesTable;
+  media_files: MediaFilesTable;
+}
+
+export interface InstancesTable {
+  id: string;
+  started_at: string;
+  heartbeat_at: string;
 }
 
 type Int = number | bigint;
@@ -71,6 +80,8 @@ export interface ReservationsTable {
   amount: bigint;
   created_at: string;
   expires_at: string;
+  /** The instance that holds it; its reservations are released when its heartbeat stops. */
+  instance_id: string | null;
 }
 
 export interface RequestsTable {
@@ -120,6 +131,15 @@ export interface MessengerLinksTable {
   linked_at: string;
 }
 
+/** One pending messenger link code per account; a new code replaces the old one. */
+export interface LinkCodesTable {
+  account_id: string;
+  /** SHA-256 of the code, hex. The code itself is never stored. */
+  code_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface TasksTable {
   id: string;
   account_id: string;
@@ -145,4 +165,20 @@ export interface TasksTable {
   updated_at: string;
   completed_at: string | null;
   row_version: Generated<Int>;
+  /** The request that created the task (its request log row); null on rows from before 0005. */
+  request_id: string | null;
+  /** Past this the engine fails the task and releases its reservation. */
+  expires_at: string | null;
+}
+
+/** Images served by the gateway (`response_format: "url"`), per account, until `expires_at`. */
+export interface MediaFilesTable {
+  id: string;
+  account_id: string;
+  request_id: string;
+  content_type: string;
+  size: Int;
+  data: Buffer;
+  created_at: string;
+  expires_at: string;
 }

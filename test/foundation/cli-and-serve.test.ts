@@ -1,45 +1,23 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';
 import { testCatalogYaml } from '../helpers/test-config.js';
 
-const bin = resolve('bin/switchyard.js');
-const children: ChildProcess[] = [];
+const bin = switchyardBin;
 
 function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd, encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Starts `switchyard serve` and resolves with its address once it prints the listening line. */
-function startServer(env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, PORT: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolvePromise, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 120_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise({ child, url: match[1] });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
 function waitForExit(child: ChildProcess): Promise<number | null> {
   return new Promise((resolvePromise) => child.on('exit', (code) => resolvePromise(code)));
 }
 
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
+afterAll(killSpawnedServers);
 
 describe('the switchyard command', () => {
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-cli-'));
@@ -72,7 +50,7 @@ describe('the switchyard command', () => {
   });
 
   it('serves the built-in catalog on SQLite, answers a CLI-created key, and exits 0 on SIGTERM', async () => {
-    const { child, url } = await startServer(env, directory);
+    const { child, url } = await spawnServer(env, directory);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const account = JSON.parse(runCli(['admin', 'create-account', '--credits', '1'], env, directory).stdout);
     const credits = await fetch(`${url}/v1/credits`, { headers: { authorization: `Bearer ${account.key}` } });

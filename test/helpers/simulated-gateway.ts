@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import type { Config } from '../../src/config/types.js';
+import type { Clock } from '../../src/core/clock.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/simulator-types.js';
 import { buildTestConfig } from './test-config.js';
@@ -25,7 +27,17 @@ models:
 ${model('sim/openai-model', endpoint('sim-openai', 'gpt-sim'))}${model('sim/anthropic-model', endpoint('sim-anthropic', 'claude-sim'))}${model('sim/gemini-model', endpoint('sim-gemini', 'gemini-sim'))}${model(
     'sim/everywhere',
     endpoint('sim-openai', 'gpt-everywhere', 1, 2) + endpoint('sim-anthropic', 'claude-everywhere', 2, 3) + endpoint('sim-gemini', 'gemini-everywhere', 3, 4),
-  )}${model('sim/backup', endpoint('sim-anthropic', 'claude-backup', 1, 1))}`;
+  )}${model('sim/backup', endpoint('sim-anthropic', 'claude-backup', 1, 1))}  - id: sim/free-model:free
+    name: "Sim: free"
+    free: true
+    context_length: 32000
+    modalities: {input: [text], output: [text]}
+    endpoints:
+      - provider: sim-openai
+        model: gpt-free
+        pricing: {prompt: 0, completion: 0}
+        supported_parameters: ${parameters}
+`;
 }
 
 export interface SimulatedGateway {
@@ -40,12 +52,22 @@ export interface SimulatedGateway {
 
 /** The real gateway over real HTTP, with the simulator as every provider. */
 export async function startSimulatedGateway(
-  options: { simulator?: SimulatorOptions; databaseUrl?: string; credits?: number; timeouts?: string } = {},
+  options: {
+    simulator?: SimulatorOptions;
+    databaseUrl?: string;
+    credits?: number;
+    timeouts?: string;
+    redisUrl?: string;
+    clock?: Clock;
+    configure?: (config: Config) => void;
+  } = {},
 ): Promise<SimulatedGateway> {
   const simulator = await startSimulator(options.simulator);
   const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
   const config = buildTestConfig({ databaseUrl, yaml: simulatedCatalogYaml(simulator.url, { timeouts: options.timeouts }) });
-  const test = await startTestApp({ databaseUrl, config });
+  config.server.redisUrl = options.redisUrl ?? null;
+  options.configure?.(config);
+  const test = await startTestApp({ databaseUrl, config, clock: options.clock });
   await test.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = test.app.server.address() as AddressInfo;
   const account = await test.createAccount({ credits: options.credits ?? 100 });

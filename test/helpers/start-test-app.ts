@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import pg from 'pg';
 import type { AppContext } from '../../src/app-context.js';
 import { buildApp } from '../../src/app.js';
@@ -22,12 +22,12 @@ export interface TestApp {
  * The real application on a real database: a private in-memory SQLite, or a fresh schema in the
  * PostgreSQL database at `databaseUrl` (dropped on close).
  */
-export async function startTestApp(options: { databaseUrl?: string; config?: Config; clock?: Clock } = {}): Promise<TestApp> {
+export async function startTestApp(options: { databaseUrl?: string; config?: Config; clock?: Clock; logger?: Logger } = {}): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
   const config = options.config ?? buildTestConfig({ databaseUrl });
   config.server.databaseUrl = databaseUrl;
   const schema = databaseUrl.startsWith('postgres') ? uniqueSchemaName() : undefined;
-  const context = await createContext(config, { logger: pino({ level: 'silent' }), clock: options.clock, store: { schema, poolSize: 5 } });
+  const context = await createContext(config, { logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock, store: { schema, poolSize: 5 } });
   const app = await buildApp(context);
   const adminToken = config.server.adminToken ?? '';
   return {

@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { addCredits } from '../../accounts/add-credits.js';
 import { createAccount } from '../../accounts/create-account.js';
 import { setMessengerLink } from '../../accounts/set-messenger-link.js';
+import { encodeLinkCode, issueLinkCode } from '../../messenger/link-codes.js';
 import { nanoToUsd, usdToNano } from '../../core/money.js';
 import { notFound } from '../../errors/gateway-error.js';
 import { findAccount } from '../../store/repositories/accounts.js';
@@ -47,6 +48,17 @@ export function registerAdminRoutes(app: FastifyInstance, context: AppContext): 
         return { data: { linked: request.body.linked } };
       },
     );
+
+    app.delete<{ Params: { id: string } }>(`${prefix}/accounts/:id/messenger`, { schema: { params: AccountParams }, config }, async (request) => {
+      await setMessengerLink(context, request.params.id, false);
+      return { data: { linked: false } };
+    });
+
+    // A one-time code the account's owner redeems with the Telegram bot (/start CODE or the deep link).
+    app.post<{ Params: { id: string } }>(`${prefix}/accounts/:id/messenger/link-code`, { schema: { params: AccountParams }, config }, async (request, reply) => {
+      const issued = await issueLinkCode(context, request.params.id, context.config.server.telegram?.botUsername ?? null);
+      return reply.code(201).send({ data: encodeLinkCode(issued) });
+    });
 
     app.get<{ Params: { id: string } }>(`${prefix}/accounts/:id`, { schema: { params: AccountParams }, config }, async (request) => {
       const account = await findAccount(context.store.db, request.params.id);

@@ -7,6 +7,7 @@ export function registerHealthRoutes(app: FastifyInstance, context: AppContext):
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async () => {
     if (!(await context.store.ping())) throw new GatewayError('service_unavailable', 'Database is not reachable');
+    if (!(await context.counters.ping())) throw new GatewayError('service_unavailable', 'Redis is not reachable');
     return { status: 'ready' };
   });
 }

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { StreamPart } from '../../core/stream-part.js';
 import type { TextResult } from '../../core/text-result.js';
-import { generateText } from '../../generation/generate-text.js';
+import { startRequestRecord } from '../../billing/start-request-record.js';
+import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
 import { writeSse } from '../../http/write-sse.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 
@@ -27,28 +28,51 @@ export async function handleTextRequest<Extra>(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<unknown> {
-  const { call, extra } = style.decode(request.body as Record<string, unknown>);
+  const body = request.body as Record<string, unknown>;
+  // One request log row per request, also for refusals (402, 400 …) once a model was named.
+  const record = startRequestRecord(context, { requestId: request.id, principal: request.principal!, endpoint: request.routeOptions.url!.replace(/^\/v1/, ''), body });
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  const outcome = await generateText(context, {
-    principal: request.principal!,
-    call,
-    requestId: request.id,
-    api: style.api,
-    signal: controller.signal,
-    onSettled: (candidate, settlement) =>
-      request.log.debug({ provider: candidate.provider.id, model: candidate.model.id, status: settlement.status, cost: settlement.cost.toString() }, 'settled'),
-  });
+  let extra: Extra;
+  let outcome: TextGenerationOutcome;
+  try {
+    const decoded = style.decode(body);
+    extra = decoded.extra;
+    outcome = await generateText(context, {
+      principal: request.principal!,
+      call: decoded.call,
+      requestId: request.id,
+      api: style.api,
+      signal: controller.signal,
+      onSettled: (candidate, settlement) => {
+        record.settled(candidate, settlement);
+        request.log.debug({ provider: candidate.provider.id, model: candidate.model.id, status: settlement.status, cost: settlement.cost.toString() }, 'settled');
+      },
+    });
+  } catch (error) {
+    await record.failed(error);
+    throw error;
+  }
   const meta: ResponseMeta = { id: request.id, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
   reply.header('x-switchyard-provider', outcome.candidate.provider.id);
-  if (!outcome.stream) return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
+  if (!outcome.stream) {
+    await record.admitted;
+    return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
+  }
   reply.raw.setHeader('x-switchyard-provider', outcome.candidate.provider.id);
-  await writeSse(reply, style.encodeStream(outcome.parts, meta, extra), {
-    heartbeatFrame: style.heartbeatFrame,
-    heartbeatMs,
-    onWriteError: (error) => request.log.warn({ err: error }, 'stream ended early'),
-  });
+  try {
+    await writeSse(reply, style.encodeStream(outcome.parts, meta, extra), {
+      heartbeatFrame: style.heartbeatFrame,
+      heartbeatMs,
+      onWriteError: (error) => request.log.warn({ err: error }, 'stream ended early'),
+    });
+  } finally {
+    // Settles and closes the provider stream if the client left before it was read.
+    await outcome.close();
+  }
+  record.ended(outcome.candidate);
+  await record.admitted;
   return reply;
 }

@@ -1,7 +1,17 @@
 import type { Migration } from 'kysely';
 import * as initial from './2026-11-21-0001-initial.js';
+import * as linkCodes from './2026-11-21-0002-link-codes.js';
+import * as requestLog from './2026-11-21-0003-request-log.js';
+import * as reservationOwners from './2026-11-21-0004-reservation-owners.js';
+import * as taskRequests from './2026-11-21-0005-task-requests.js';
+import * as mediaFiles from './2026-11-21-0006-media-files.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
 export const migrations: Record<string, Migration> = {
   '2026-11-21-0001-initial': initial,
+  '2026-11-21-0002-link-codes': linkCodes,
+  '2026-11-21-0003-request-log': requestLog,
+  '2026-11-21-0004-reservation-owners': reservationOwners,
+  '2026-11-21-0005-task-requests': taskRequests,
+  '2026-11-21-0006-media-files': mediaFiles,
 };

@@ -12,7 +12,7 @@ export type ReserveOutcome = 'reserved' | 'insufficient_balance' | 'key_limit';
  */
 export async function reserveFunds(
   db: Kysely<Database>,
-  reservation: { id: string; accountId: string; keyId: string | null; requestId: string; amount: bigint; createdAt: string; expiresAt: string },
+  reservation: { id: string; accountId: string; keyId: string | null; requestId: string; amount: bigint; createdAt: string; expiresAt: string; instanceId: string | null },
 ): Promise<ReserveOutcome> {
   const { amount } = reservation;
   const account = await db
@@ -41,6 +41,7 @@ export async function reserveFunds(
       amount,
       created_at: reservation.createdAt,
       expires_at: reservation.expiresAt,
+      instance_id: reservation.instanceId,
     })
     .execute();
   return 'reserved';
@@ -88,6 +89,23 @@ export async function settleReservation(
 /** Ids of reservations that outlived their bound (their request crashed or was lost). */
 export async function listExpiredReservations(db: Kysely<Database>, now: string, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('reservations').select('id').where('expires_at', '<', now).orderBy('expires_at').limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Reservations held by instances whose heartbeat is older than `staleBefore` (they died).
+ * Durable reservations (no instance: those of tasks, which outlive any one process) are not
+ * listed; their task settles or releases them.
+ */
+export async function listOrphanedReservations(db: Kysely<Database>, staleBefore: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('reservations')
+    .leftJoin('instances', 'instances.id', 'reservations.instance_id')
+    .select('reservations.id')
+    .where('reservations.instance_id', 'is not', null)
+    .where((eb) => eb.or([eb('instances.id', 'is', null), eb('instances.heartbeat_at', '<', staleBefore)]))
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.id);
 }
 

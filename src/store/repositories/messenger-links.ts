@@ -15,3 +15,27 @@ export async function upsertMessengerLink(
 export async function deleteMessengerLink(db: Kysely<Database>, accountId: string): Promise<void> {
   await db.deleteFrom('messenger_links').where('account_id', '=', accountId).execute();
 }
+
+export interface MessengerLinkRecord {
+  accountId: string;
+  messenger: string;
+  externalId: string | null;
+  linkedAt: string;
+}
+
+/** The link of one messenger chat (e.g. a Telegram chat id), if any account holds it. */
+export async function findMessengerLinkByExternalId(db: Kysely<Database>, messenger: string, externalId: string): Promise<MessengerLinkRecord | undefined> {
+  const row = await db
+    .selectFrom('messenger_links')
+    .select(['account_id', 'messenger', 'external_id', 'linked_at'])
+    .where('messenger', '=', messenger)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row && { accountId: row.account_id, messenger: row.messenger, externalId: row.external_id, linkedAt: row.linked_at };
+}
+
+/** Removes the link held by one messenger chat; true when there was one. */
+export async function deleteMessengerLinkByExternalId(db: Kysely<Database>, messenger: string, externalId: string): Promise<boolean> {
+  const result = await db.deleteFrom('messenger_links').where('messenger', '=', messenger).where('external_id', '=', externalId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,23 @@
+import { nanoToUsd } from '../../core/money.js';
+import type { RequestRecord } from '../../store/repositories/requests.js';
+
+/** A request log row as `GET /requests/{request_id}` shows it (contract §5); cost in USD. */
+export function encodeRequest(record: RequestRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    created_at: record.createdAt,
+    model: record.model,
+    provider: record.provider,
+    endpoint: record.endpoint,
+    streamed: record.streamed,
+    status: record.status,
+    latency_ms: record.latencyMs,
+    usage: {
+      prompt_tokens: record.promptTokens,
+      completion_tokens: record.completionTokens,
+      total_tokens: record.promptTokens + record.completionTokens,
+    },
+    cost: nanoToUsd(record.cost),
+    key_id: record.keyId,
+  };
+}

@@ -1,0 +1,35 @@
+import { nanoToUsd } from '../../core/money.js';
+import type { UsageSum } from '../../store/repositories/usage-rollups.js';
+
+type GroupField = 'day' | 'model' | 'provider' | 'key_id';
+
+/** One statistics row: the grouping field (if any), then cost in USD and the counts. */
+export function encodeUsageRow(sum: Omit<UsageSum, 'group'>, field?: { name: GroupField; value: string }): Record<string, unknown> {
+  return {
+    ...(field ? { [field.name]: field.value } : {}),
+    cost: nanoToUsd(sum.cost),
+    requests: sum.requests,
+    prompt_tokens: Number(sum.promptTokens),
+    completion_tokens: Number(sum.completionTokens),
+  };
+}
+
+/** Days in order; other groupings by cost, largest first, then by name for a stable order. */
+export function encodeUsageRows(sums: UsageSum[], name: GroupField): Record<string, unknown>[] {
+  const ordered = [...sums].sort((left, right) => {
+    if (name !== 'day' && left.cost !== right.cost) return left.cost > right.cost ? -1 : 1;
+    return left.group < right.group ? -1 : left.group > right.group ? 1 : 0;
+  });
+  return ordered.map((sum) => encodeUsageRow(sum, { name, value: sum.group }));
+}
+
+export function totalOf(sums: UsageSum[]): Omit<UsageSum, 'group'> {
+  const total = { requests: 0, promptTokens: 0n, completionTokens: 0n, cost: 0n };
+  for (const sum of sums) {
+    total.requests += sum.requests;
+    total.promptTokens += sum.promptTokens;
+    total.completionTokens += sum.completionTokens;
+    total.cost += sum.cost;
+  }
+  return total;
+}

@@ -1,0 +1,27 @@
+import type { RequestRecord } from '../store/repositories/requests.js';
+import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
+
+/**
+ * Folds a batch of request log rows into one delta per (account, UTC day, key, model, provider),
+ * sorted by that key. Requests that never reached a provider (refused) are in the log but not in
+ * the usage statistics: they used nothing and cost nothing.
+ */
+export function rollUpRequests(records: readonly RequestRecord[]): UsageRollupDelta[] {
+  const deltas = new Map<string, UsageRollupDelta>();
+  for (const record of records) {
+    if (record.provider === null) continue;
+    const day = record.createdAt.slice(0, 10);
+    const keyId = record.keyId ?? '';
+    const key = `${record.accountId}\u0000${day}\u0000${keyId}\u0000${record.model}\u0000${record.provider}`;
+    let delta = deltas.get(key);
+    if (!delta) {
+      delta = { accountId: record.accountId, day, keyId, model: record.model, provider: record.provider, requests: 0, promptTokens: 0n, completionTokens: 0n, cost: 0n };
+      deltas.set(key, delta);
+    }
+    delta.requests += 1;
+    delta.promptTokens += BigInt(record.promptTokens);
+    delta.completionTokens += BigInt(record.completionTokens);
+    delta.cost += record.cost;
+  }
+  return [...deltas.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, delta]) => delta);
+}

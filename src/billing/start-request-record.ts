@@ -1,0 +1,96 @@
+import { performance } from 'node:perf_hooks';
+import type { AppContext } from '../app-context.js';
+import type { Principal } from '../auth/principal.js';
+import { readIdTime } from '../core/id-time.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { StreamSettlement } from '../generation/meter-stream.js';
+import { UpstreamError } from '../providers/shared/upstream-error.js';
+import type { Candidate } from '../routing/candidate.js';
+import type { RequestRecord, RequestStatus } from '../store/repositories/requests.js';
+
+export interface RequestRecorder {
+  /** The settlement of a request a provider served (completed, failed mid-stream, aborted). */
+  settled(candidate: Candidate, settlement: StreamSettlement): void;
+  /** A request that ended in an error before a settlement; logged only when it named a model. */
+  failed(error: unknown): Promise<void>;
+  /** A stream that ended without a settlement (the client left before the first frame). */
+  ended(candidate: Candidate): void;
+  /** Resolves once the row is queued: a full request log makes the request wait here. */
+  readonly admitted: Promise<void>;
+}
+
+const resolved: Promise<void> = Promise.resolve();
+
+/**
+ * Follows one generation request to its request log row: exactly one row per request, whichever
+ * way it ends. The row's time is the request id's (ids are time-ordered), so that date filters on
+ * the log are id ranges.
+ */
+export function startRequestRecord(
+  context: Pick<AppContext, 'requestLog' | 'clock'>,
+  input: { requestId: string; principal: Principal; endpoint: string; body: Record<string, unknown> },
+): RequestRecorder {
+  const startedAt = performance.now();
+  const requested = typeof input.body.model === 'string' && input.body.model !== '' ? input.body.model.slice(0, 200) : undefined;
+  let admitted = resolved;
+  let done = false;
+
+  const write = (fields: Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode'> & Partial<RequestRecord>): Promise<void> => {
+    done = true;
+    admitted = context.requestLog.record({
+      id: input.requestId,
+      accountId: input.principal.accountId,
+      keyId: input.principal.keyId,
+      endpoint: input.endpoint,
+      streamed: input.body.stream === true,
+      latencyMs: Math.round(performance.now() - startedAt),
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      cost: 0n,
+      estimated: false,
+      createdAt: new Date(readIdTime(input.requestId) ?? context.clock.now().getTime()).toISOString(),
+      ...fields,
+    });
+    return admitted;
+  };
+
+  return {
+    settled(candidate, settlement) {
+      if (done) return;
+      const { usage } = settlement;
+      void write({
+        model: candidate.model.id,
+        provider: candidate.provider.id,
+        status: settlement.status,
+        errorCode: settlement.errorCode ?? null,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        cachedTokens: usage.cachedPromptTokens ?? 0,
+        reasoningTokens: usage.reasoningTokens ?? 0,
+        cost: settlement.cost,
+        estimated: usage.estimated === true,
+      });
+    },
+    failed(error) {
+      if (done || requested === undefined) return admitted;
+      return write({ model: requested, ...classifyFailure(error) });
+    },
+    ended(candidate) {
+      if (!done) void write({ model: candidate.model.id, provider: candidate.provider.id, status: 'aborted', errorCode: 'client_closed' });
+    },
+    get admitted() {
+      return admitted;
+    },
+  };
+}
+
+/** `refused` when no provider was called; `failed` when providers were and all failed. */
+function classifyFailure(error: unknown): { status: RequestStatus; errorCode: string; provider: string | null } {
+  const upstream = error instanceof UpstreamError ? error : error instanceof GatewayError && error.cause instanceof UpstreamError ? error.cause : undefined;
+  if (upstream?.code === 'aborted') return { status: 'aborted', errorCode: 'client_closed', provider: upstream.provider === 'client' ? null : upstream.provider };
+  if (error instanceof GatewayError) return { status: upstream ? 'failed' : 'refused', errorCode: error.code, provider: upstream?.provider ?? null };
+  if (upstream) return { status: 'failed', errorCode: upstream.code, provider: upstream.provider };
+  return { status: 'failed', errorCode: 'internal_error', provider: null };
+}

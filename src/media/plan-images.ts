@@ -1,0 +1,57 @@
+import type { AppContext } from '../app-context.js';
+import type { Principal } from '../auth/principal.js';
+import { defaultMediaConfig } from '../config/default-media-config.js';
+import type { ModelConfig } from '../config/types.js';
+import type { ImageRequest } from '../core/image-request.js';
+import type { RouteRequest } from '../core/provider-preferences.js';
+import { invalidRequest } from '../errors/gateway-error.js';
+import { imageAdapterOf } from '../providers/media-adapters.js';
+import type { Candidate } from '../routing/candidate.js';
+import { selectCandidates } from '../routing/select-candidates.js';
+
+/**
+ * The endpoints that can serve this image request, in routing order. The request was validated
+ * against the first model's schema already; a fallback model that does not list the requested
+ * size, quality, aspect ratio or resolution, cannot edit, or allows fewer images, is skipped, and
+ * so is an endpoint whose protocol cannot honour a field. When routing found endpoints but none
+ * can honour the request, the refusal is a 400 naming the field.
+ */
+export async function planImages(context: AppContext, principal: Principal, route: RouteRequest, request: ImageRequest): Promise<Candidate[]> {
+  const defaults = await context.defaultProviders.get(principal.accountId);
+  const routed = selectCandidates({
+    catalog: context.catalog,
+    route,
+    api: 'images',
+    parameters: [],
+    stream: false,
+    principal,
+    defaultProviderOf: (modelId) => defaults.get(modelId),
+    health: context.health,
+  });
+  const usable = routed.filter((candidate) => {
+    const adapter = imageAdapterOf(candidate.provider.api);
+    return adapter !== undefined && adapter.incapability(request) === undefined && modelAccepts(candidate.model, request);
+  });
+  if (usable.length > 0) return usable;
+  const refusal = routed.map((candidate) => imageAdapterOf(candidate.provider.api)?.incapability(request)).find((entry) => entry !== undefined);
+  if (refusal) throw invalidRequest(`'${refusal.field}' ${refusal.reason}`, refusal.field);
+  throw invalidRequest(`Model '${routed[0].model.id}' cannot serve this image request`);
+}
+
+/** Whether a model lists every value the request asks for (the schema's rules, for fallbacks). */
+export function modelAccepts(model: ModelConfig, request: ImageRequest): boolean {
+  const listed = (values: string[] | undefined, value: string | undefined) => value === undefined || (values ?? []).includes(value);
+  return (
+    (request.operation === 'generate' || model.inputModalities.includes('image')) &&
+    request.n <= maxImagesOf(model) &&
+    listed(model.sizes, request.size) &&
+    listed(model.qualities, request.quality) &&
+    listed(model.aspectRatios, request.aspectRatio) &&
+    listed(model.resolutions, request.resolution)
+  );
+}
+
+/** The largest `n` a model allows. */
+export function maxImagesOf(model: ModelConfig): number {
+  return model.maxImages ?? defaultMediaConfig.maxImages;
+}

@@ -1,0 +1,31 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import type { ImageJobState } from '../core/image-request.js';
+import type { ImageAdapter } from '../providers/media-adapter.js';
+import type { CallContext } from '../providers/provider-adapter.js';
+import { createAbortedError } from '../providers/shared/send-request.js';
+
+/**
+ * Polls a queued provider job while the client waits, until it ends or `windowMs` passes; then
+ * answers the last state (still `pending` when the window ran out).
+ */
+export async function waitForImageJob(
+  state: ImageJobState,
+  adapter: ImageAdapter,
+  call: CallContext,
+  timing: { windowMs: number; pollIntervalMs: number },
+): Promise<ImageJobState> {
+  const deadline = performance.now() + timing.windowMs;
+  let current = state;
+  while (current.state === 'pending' && adapter.poll) {
+    const remaining = deadline - performance.now();
+    if (remaining <= 0) return current;
+    try {
+      await sleep(Math.min(timing.pollIntervalMs, remaining), undefined, { signal: call.signal });
+    } catch (error) {
+      throw createAbortedError(call.provider.id, error);
+    }
+    current = await adapter.poll(current.job, call);
+  }
+  return current;
+}

@@ -1,0 +1,48 @@
+/** A speech or image request, as `matchRoute` hands it over. */
+export type MediaRoute =
+  | { kind: 'openai-speech' }
+  | { kind: 'openai-images'; operation: 'generate' | 'edit' }
+  | { kind: 'gemini-speech'; model: string }
+  | { kind: 'gemini-image'; model: string }
+  | { kind: 'fal-submit'; modelId: string }
+  | { kind: 'fal-status'; requestId: string }
+  | { kind: 'fal-result'; requestId: string }
+  | { kind: 'fal-file'; name: string };
+
+const GEMINI_MODELS = '/gemini/v1beta/models/';
+export const FAL_PREFIX = '/fal/';
+
+/**
+ * The media endpoints, each under its vendor SDK's base URL: OpenAI `POST /audio/speech`,
+ * `/images/generations` and `/images/edits`; Gemini `generateContent` on a model whose name says
+ * `tts` (speech) or `image` (images), as Google names them; fal's queue under `/fal` (the
+ * simulator's stand-in for https://queue.fal.run): submit `POST /fal/{model_id}`, status
+ * `GET /fal/{app}/requests/{id}/status`, result `GET /fal/{app}/requests/{id}`, and the images
+ * themselves at `GET /fal/files/{name}` (fal.media's stand-in).
+ */
+export function matchMediaRoute(method: string, pathname: string): MediaRoute | undefined {
+  if (method === 'POST' && pathname === '/openai/v1/audio/speech') return { kind: 'openai-speech' };
+  if (method === 'POST' && pathname === '/openai/v1/images/generations') return { kind: 'openai-images', operation: 'generate' };
+  if (method === 'POST' && pathname === '/openai/v1/images/edits') return { kind: 'openai-images', operation: 'edit' };
+  if (method === 'POST' && pathname.startsWith(GEMINI_MODELS) && pathname.endsWith(':generateContent')) {
+    const model = safeDecode(pathname.slice(GEMINI_MODELS.length, -':generateContent'.length));
+    if (/tts/i.test(model)) return { kind: 'gemini-speech', model };
+    if (/image/i.test(model)) return { kind: 'gemini-image', model };
+    return undefined;
+  }
+  if (!pathname.startsWith(FAL_PREFIX)) return undefined;
+  const rest = pathname.slice(FAL_PREFIX.length);
+  if (method === 'GET' && rest.startsWith('files/')) return { kind: 'fal-file', name: safeDecode(rest.slice('files/'.length)) };
+  const requests = /^(.+)\/requests\/([^/]+)(\/status)?$/.exec(rest);
+  if (method === 'GET' && requests) return requests[3] ? { kind: 'fal-status', requestId: requests[2] } : { kind: 'fal-result', requestId: requests[2] };
+  if (method === 'POST' && rest && !rest.includes('/requests/')) return { kind: 'fal-submit', modelId: rest };
+  return undefined;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,49 @@
+import { FaultSyntaxError } from './faults.js';
+
+/** What a video prompt can ask of the simulator, in the `[[sim:key=value,flag]]` form of text faults. */
+export interface VideoDirectives {
+  /** Milliseconds from submission to a finished video (replaces `videoDurationMs`). */
+  video_ms?: number;
+  /** The job fails when it would have finished. */
+  fail?: boolean;
+  /** The job fails once its progress reaches this percentage (0–100). */
+  fail_at?: number;
+  /** The submission itself is answered with this HTTP error status (no job is created). */
+  status?: number;
+  /** Seconds, sent as `retry-after` with `status`. */
+  retry_after?: number;
+}
+
+const DIRECTIVE_PATTERN = /\[\[sim:([^\]]*)\]\]/g;
+const NUMERIC_KEYS = new Set(['video_ms', 'fail_at', 'status', 'retry_after']);
+
+/**
+ * Reads the video directives of a prompt. Unknown keys are an error, as for text faults, so a
+ * typo fails loudly instead of testing nothing.
+ */
+export function parseVideoDirectives(prompt: string): VideoDirectives {
+  const directives: VideoDirectives = {};
+  if (!prompt.includes('[[sim:')) return directives;
+  for (const match of prompt.matchAll(DIRECTIVE_PATTERN)) {
+    for (const entry of match[1].split(',')) {
+      const trimmed = entry.trim();
+      if (trimmed === '') continue;
+      const separator = trimmed.indexOf('=');
+      const key = separator === -1 ? trimmed : trimmed.slice(0, separator).trim();
+      const value = separator === -1 ? undefined : trimmed.slice(separator + 1).trim();
+      if (key === 'fail') {
+        directives.fail = value !== 'false' && value !== '0';
+        continue;
+      }
+      if (!NUMERIC_KEYS.has(key)) throw new FaultSyntaxError(`unknown video directive: ${key}`);
+      const number = Number(value);
+      if (value === undefined || !Number.isFinite(number) || number < 0) throw new FaultSyntaxError(`${key} must be a non-negative number`);
+      (directives as Record<string, number>)[key] = number;
+    }
+  }
+  if (directives.status !== undefined && (!Number.isInteger(directives.status) || directives.status < 400 || directives.status > 599)) {
+    throw new FaultSyntaxError('status must be an HTTP error status (400-599)');
+  }
+  if (directives.fail_at !== undefined && directives.fail_at > 100) throw new FaultSyntaxError('fail_at must be a percentage (0-100)');
+  return directives;
+}

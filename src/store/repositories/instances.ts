@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../database.js';
+
+export async function registerInstance(db: Kysely<Database>, id: string, now: string): Promise<void> {
+  await db.insertInto('instances').values({ id, started_at: now, heartbeat_at: now }).execute();
+}
+
+export async function beatInstance(db: Kysely<Database>, id: string, now: string): Promise<void> {
+  await db.updateTable('instances').set({ heartbeat_at: now }).where('id', '=', id).execute();
+}
+
+export async function removeInstance(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('instances').where('id', '=', id).execute();
+}
+
+/** Forgets instances that stopped beating; their reservations must have been released first. */
+export async function removeStaleInstances(db: Kysely<Database>, staleBefore: string): Promise<void> {
+  await db
+    .deleteFrom('instances')
+    .where('heartbeat_at', '<', staleBefore)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('reservations').select('reservations.id').whereRef('reservations.instance_id', '=', 'instances.id'))))
+    .execute();
+}

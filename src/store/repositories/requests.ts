@@ -1,0 +1,127 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, RequestsTable } from '../database.js';
+import { toBigInt, toBoolean, toNumber } from '../convert.js';
+
+/** `refused`: the gateway said no before any provider was called (402, 400, 503 …). */
+export type RequestStatus = 'completed' | 'failed' | 'aborted' | 'refused';
+
+/** One row of the request log. */
+export interface RequestRecord {
+  id: string;
+  accountId: string;
+  keyId: string | null;
+  model: string;
+  provider: string | null;
+  /** The API path that received it, e.g. `/chat/completions`. */
+  endpoint: string;
+  streamed: boolean;
+  status: RequestStatus;
+  errorCode: string | null;
+  latencyMs: number | null;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  /** nano-USD actually charged. */
+  cost: bigint;
+  estimated: boolean;
+  createdAt: string;
+}
+
+export interface RequestFilter {
+  accountId: string;
+  /** Ordinary keys see only their own requests. */
+  keyId?: string;
+  model?: string;
+  provider?: string;
+  status?: string;
+  /** Inclusive lower and exclusive upper id bounds (ids are time-ordered). */
+  idFrom?: string;
+  idBefore?: string;
+}
+
+// 17 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
+const rowsPerStatement = 500;
+
+/**
+ * Inserts rows whose id is not there yet and returns the ids it inserted, so that a batch retried
+ * after a commit whose answer was lost is counted once, not twice.
+ */
+export async function insertRequests(db: Kysely<Database>, records: readonly RequestRecord[]): Promise<string[]> {
+  const inserted: string[] = [];
+  for (let start = 0; start < records.length; start += rowsPerStatement) {
+    const rows = await db
+      .insertInto('requests')
+      .values(records.slice(start, start + rowsPerStatement).map(toRow))
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .returning('id')
+      .execute();
+    for (const row of rows) inserted.push(row.id);
+  }
+  return inserted;
+}
+
+export async function findRequest(db: Kysely<Database>, accountId: string, id: string, keyId?: string): Promise<RequestRecord | undefined> {
+  let query = db.selectFrom('requests').selectAll().where('account_id', '=', accountId).where('id', '=', id);
+  if (keyId !== undefined) query = query.where('key_id', '=', keyId);
+  const row = await query.executeTakeFirst();
+  return row ? toRecord(row) : undefined;
+}
+
+/** Newest first; `cursor` is the last id of the previous page. */
+export async function listRequests(db: Kysely<Database>, filter: RequestFilter, page: { limit: number; cursor?: string }): Promise<RequestRecord[]> {
+  let query = db.selectFrom('requests').selectAll().where('account_id', '=', filter.accountId);
+  if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
+  if (filter.model !== undefined) query = query.where('model', '=', filter.model);
+  if (filter.provider !== undefined) query = query.where('provider', '=', filter.provider);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.idFrom !== undefined) query = query.where('id', '>=', filter.idFrom);
+  if (filter.idBefore !== undefined) query = query.where('id', '<', filter.idBefore);
+  if (page.cursor !== undefined) query = query.where('id', '<', page.cursor);
+  const rows = await query.orderBy('id', 'desc').limit(page.limit).execute();
+  return rows.map(toRecord);
+}
+
+function toRow(record: RequestRecord) {
+  return {
+    id: record.id,
+    account_id: record.accountId,
+    key_id: record.keyId,
+    model: record.model,
+    provider: record.provider,
+    endpoint: record.endpoint,
+    streamed: record.streamed ? 1 : 0,
+    status: record.status,
+    error_code: record.errorCode,
+    latency_ms: record.latencyMs,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    cached_tokens: record.cachedTokens,
+    reasoning_tokens: record.reasoningTokens,
+    cost: record.cost,
+    estimated: record.estimated ? 1 : 0,
+    created_at: record.createdAt,
+  };
+}
+
+function toRecord(row: Selectable<RequestsTable>): RequestRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    model: row.model,
+    provider: row.provider,
+    endpoint: row.endpoint,
+    streamed: toBoolean(row.streamed),
+    status: row.status as RequestStatus,
+    errorCode: row.error_code,
+    latencyMs: row.latency_ms === null ? null : toNumber(row.latency_ms),
+    promptTokens: toNumber(row.prompt_tokens),
+    completionTokens: toNumber(row.completion_tokens),
+    cachedTokens: toNumber(row.cached_tokens),
+    reasoningTokens: toNumber(row.reasoning_tokens),
+    cost: toBigInt(row.cost),
+    estimated: toBoolean(row.estimated),
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The `switchyard` command as installed (builds the sources on first use). */
+export const switchyardBin = resolve('bin/switchyard.js');
+
+const children: ChildProcess[] = [];
+
+/**
+ * Starts `switchyard serve` on a free port and resolves once it prints its listening line.
+ * Every server started here is killed by `killSpawnedServers` (call it in afterAll).
+ */
+export function spawnServer(env: NodeJS.ProcessEnv, cwd?: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolvePromise, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 120_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise({ child, url: match[1] });
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${output}`));
+    });
+  });
+}
+
+export function killSpawnedServers(): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+}
