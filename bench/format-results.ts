@@ -1,0 +1,67 @@
+import type { BenchmarkResult, PhaseResult } from './run-benchmark.js';
+
+const HEADER = ['target', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'added p50 ms @c=1', 'proxy CPU µs/req', 'CPU µs/chunk', 'chunks/req', 'RSS MB (peak)', 'errors'];
+
+function number(value: number | null | undefined, digits = 2): string {
+  return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+function row(phase: PhaseResult): string[] {
+  return [
+    phase.target,
+    phase.mode === 'json' ? 'non-stream' : 'stream',
+    number(phase.throughput, 0),
+    number(phase.latencyMs.p50),
+    number(phase.latencyMs.p99),
+    phase.addedLatencyMs ? `${number(phase.addedLatencyMs.p50)} / ${number(phase.addedLatencyMs.p99)}` : '–',
+    number(phase.probe?.addedLatencyMs?.p50 ?? null, 3),
+    phase.proxy ? String(phase.proxy.cpuMicrosPerRequest) : '–',
+    number(phase.proxy?.cpuMicrosPerChunk ?? null, 1),
+    number(phase.chunksPerRequest, 0),
+    phase.proxy ? `${phase.proxy.rssMb.toFixed(0)} (${phase.proxy.peakRssMb.toFixed(0)})` : '–',
+    String(phase.errors),
+  ];
+}
+
+function ratioText(value: number | null, of: string): string {
+  return value === null ? `n/a vs ${of}` : `${value.toFixed(2)}× ${of}`;
+}
+
+/** The results as a Markdown table plus the ratios and any target that could not be measured. */
+export function formatResults(result: BenchmarkResult): string {
+  const rows = [HEADER, ...result.phases.map(row)];
+  const widths = HEADER.map((_, column) => Math.max(...rows.map((cells) => cells[column].length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+  const lines = [line(rows[0]), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.slice(1).map(line)];
+  const settings = result.settings;
+  lines.push(
+    '',
+    `concurrency ${settings.concurrency}; ${settings.requests} non-streaming and ${settings.streamRequests} streaming requests per target ` +
+      `after ${settings.warmupRequests} warm-up; ${settings.probeRequests} requests at concurrency 1 for "@c=1"; ` +
+      `simulator latency ${settings.simulator.latencyMs} ms, ${settings.simulator.tokensPerSecond} tokens/s (0 = unpaced), ${settings.simulator.replyTokens}-word replies`,
+    `${result.machine.cpus} × ${result.machine.cpuModel}, Node ${result.machine.node}, load average ${result.machine.loadAverageAtStart} at start; run took ${result.durationSeconds} s; ` +
+      `Switchyard at ${result.source.commit?.slice(0, 7) ?? 'unknown commit'}${result.source.changedSourceFiles ? ` + ${result.source.changedSourceFiles} changed files in src/` : ''}`,
+  );
+  for (const mode of ['json', 'stream'] as const) {
+    const ratios = result.cpuRatios[mode];
+    lines.push(
+      `Switchyard proxy CPU per request (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
+        `${ratioText(ratios.switchyardVsMinimal, 'minimal proxy')}, ${ratioText(ratios.switchyardVsPortkey, 'Portkey')}`,
+    );
+  }
+  for (const [name, status] of Object.entries(result.targets)) {
+    if (status.status === 'unavailable') lines.push(`${name}: not measured: ${status.reason}`);
+  }
+  const failed = result.phases.filter((phase) => phase.errors > 0);
+  for (const phase of failed) lines.push(`${phase.target} ${phase.mode}: ${phase.errors} errors, first: ${phase.firstError}`);
+  if (result.profile) {
+    lines.push('', `Switchyard CPU profile (${result.profile.sampledMs} ms sampled, ${result.profile.file}):`);
+    lines.push('  by area (self time):');
+    for (const spot of result.profile.byArea) lines.push(`    ${spot.percent.toFixed(1).padStart(5)} %  ${spot.name}`);
+    lines.push('  hottest functions (self time):');
+    for (const spot of result.profile.self) lines.push(`    ${spot.percent.toFixed(1).padStart(5)} %  ${spot.name}`);
+    lines.push('  our functions (inclusive time):');
+    for (const spot of result.profile.ownInclusive) lines.push(`    ${spot.percent.toFixed(1).padStart(5)} %  ${spot.name}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,331 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { cleanUp, createScratchDirectory } from './child-process.js';
+import type { LatencySummary, LoadJob } from './load-generator.js';
+import { clockTicksPerSecond, round } from './process-stats.js';
+import { runLoadPhase, type PhaseMeasurement } from './run-load-phase.js';
+import {
+  directTarget,
+  portkeyEntry,
+  startMinimalProxyTarget,
+  startPortkeyTarget,
+  startSimulatorProcess,
+  startSwitchyardTarget,
+  type RunningSimulator,
+  type RunningTarget,
+  type SimulatorSettings,
+  type TargetName,
+} from './start-targets.js';
+import { summarizeCpuProfile, type ProfileSummary } from './summarize-cpu-profile.js';
+
+export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'portkey'];
+export type Mode = 'json' | 'stream';
+export const ALL_MODES: Mode[] = ['json', 'stream'];
+
+export interface BenchmarkOptions {
+  /** The repository root. */
+  root: string;
+  targets: TargetName[];
+  /** Non-streaming (json) and/or streaming (stream) chat completions. */
+  modes: Mode[];
+  concurrency: number;
+  /** Measured non-streaming requests per target. */
+  requests: number;
+  /** Measured streaming requests per target. */
+  streamRequests: number;
+  /** Unmeasured requests before each loaded phase. */
+  warmupRequests: number;
+  /** Requests at concurrency 1 per target and mode, for latency without queueing; 0 skips. */
+  probeRequests: number;
+  /** Upper bound of each measured phase; it stops early rather than run longer. */
+  maxPhaseSeconds: number;
+  simulator: SimulatorSettings;
+  /** Switchyard's LOG_LEVEL (info is what an operator runs). */
+  logLevel: string;
+  /** After measuring, run Switchyard once more under node --cpu-prof and summarize. */
+  profile: boolean;
+  /** Where a profile is kept (its summary goes into the result either way). */
+  profileDirectory?: string;
+  log?: (line: string) => void;
+}
+
+export interface PhaseResult {
+  target: TargetName;
+  mode: Mode;
+  concurrency: number;
+  completed: number;
+  errors: number;
+  firstError: string | null;
+  durationSeconds: number;
+  throughput: number;
+  latencyMs: LatencySummary;
+  firstByteMs: LatencySummary | null;
+  /** p50/p99 latency minus direct's at the same concurrency; null without a direct run. */
+  addedLatencyMs: { p50: number; p99: number } | null;
+  /** Latency at concurrency 1 (no queueing), and added to direct's. */
+  probe: { completed: number; latencyMs: { p50: number; p99: number }; addedLatencyMs: { p50: number; p99: number } | null } | null;
+  /** SSE events per streamed answer (without [DONE]). */
+  chunksPerRequest: number | null;
+  proxy: { cpuMicrosPerRequest: number; cpuMicrosPerChunk: number | null; rssMb: number; peakRssMb: number } | null;
+  upstreamCpuMicrosPerRequest: number | null;
+  clientCpuMicrosPerRequest: number;
+}
+
+export type TargetStatus = { status: 'measured' } | { status: 'unavailable'; reason: string } | { status: 'skipped' };
+
+export interface BenchmarkResult {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  durationSeconds: number;
+  machine: { node: string; platform: string; arch: string; cpus: number; cpuModel: string; clockTicksPerSecond: number; loadAverageAtStart: number };
+  /** The Switchyard code measured: HEAD, and how many files under src/ differ from it. */
+  source: { commit: string | null; changedSourceFiles: number | null };
+  settings: Omit<BenchmarkOptions, 'root' | 'log' | 'profileDirectory'>;
+  targets: Record<TargetName, TargetStatus>;
+  phases: PhaseResult[];
+  /** Switchyard's proxy CPU per request as a multiple of another target's. */
+  cpuRatios: Record<Mode, { switchyardVsMinimal: number | null; switchyardVsPortkey: number | null }>;
+  profile: ProfileSummary | null;
+}
+
+const PROFILE_NAME = 'switchyard.cpuprofile';
+const PROMPT = 'Please write a short friendly greeting for the load benchmark';
+
+function requestBody(model: string, mode: Mode): string {
+  const body: Record<string, unknown> = { model, messages: [{ role: 'user', content: PROMPT }] };
+  if (mode === 'stream') Object.assign(body, { stream: true, stream_options: { include_usage: true } });
+  return JSON.stringify(body);
+}
+
+function loadJob(target: RunningTarget, mode: Mode, concurrency: number, warmup: number, requests: number, maxPhaseSeconds: number): LoadJob {
+  return {
+    origin: target.origin,
+    path: target.path,
+    headers: target.headers,
+    body: requestBody(target.model, mode),
+    stream: mode === 'stream',
+    concurrency,
+    warmupRequests: warmup,
+    requests,
+    maxDurationMs: maxPhaseSeconds * 1000,
+  };
+}
+
+function toPhaseResult(target: TargetName, mode: Mode, concurrency: number, measured: PhaseMeasurement, probe: PhaseMeasurement | null): PhaseResult {
+  const load = measured.load;
+  const handled = load.completed + load.errors;
+  const chunks = load.eventsPerRequest;
+  const cpuPerRequest = measured.proxyCpuMicros === null || handled === 0 ? null : measured.proxyCpuMicros / handled;
+  return {
+    target,
+    mode,
+    concurrency,
+    completed: load.completed,
+    errors: load.errors,
+    firstError: load.firstError,
+    durationSeconds: round(load.durationMs / 1000, 2),
+    throughput: round(load.throughput, 1),
+    latencyMs: roundSummary(load.latencyMs),
+    firstByteMs: load.firstByteMs && roundSummary(load.firstByteMs),
+    addedLatencyMs: null,
+    probe: probe && {
+      completed: probe.load.completed,
+      latencyMs: { p50: round(probe.load.latencyMs.p50, 3), p99: round(probe.load.latencyMs.p99, 3) },
+      addedLatencyMs: null,
+    },
+    chunksPerRequest: chunks === null ? null : round(chunks, 2),
+    proxy:
+      cpuPerRequest === null || measured.proxyMemory === null
+        ? null
+        : {
+            cpuMicrosPerRequest: Math.round(cpuPerRequest),
+            cpuMicrosPerChunk: chunks ? round(cpuPerRequest / chunks, 1) : null,
+            rssMb: measured.proxyMemory.rssMb,
+            peakRssMb: measured.proxyMemory.peakRssMb,
+          },
+    upstreamCpuMicrosPerRequest: measured.upstreamCpuMicros === null || handled === 0 ? null : Math.round(measured.upstreamCpuMicros / handled),
+    clientCpuMicrosPerRequest: Math.round(load.clientCpuMicrosPerRequest),
+  };
+}
+
+function roundSummary(summary: LatencySummary): LatencySummary {
+  return { p50: round(summary.p50, 3), p90: round(summary.p90, 3), p99: round(summary.p99, 3), max: round(summary.max, 3), mean: round(summary.mean, 3) };
+}
+
+function readSource(root: string): BenchmarkResult['source'] {
+  const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const changed = git(['status', '--porcelain', '--', 'src']).split('\n').filter((line) => line.trim() !== '').length;
+    return { commit: git(['rev-parse', 'HEAD']).trim(), changedSourceFiles: changed };
+  } catch {
+    return { commit: null, changedSourceFiles: null };
+  }
+}
+
+/** Fills in latency added to direct's, and Switchyard's CPU ratios. */
+function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
+  const find = (target: TargetName, mode: Mode) => phases.find((phase) => phase.target === target && phase.mode === mode);
+  const ratios = {} as BenchmarkResult['cpuRatios'];
+  for (const mode of ['json', 'stream'] as const) {
+    const direct = find('direct', mode);
+    for (const phase of phases) {
+      if (phase.mode !== mode || !direct || phase.target === 'direct' || phase.completed === 0) continue;
+      phase.addedLatencyMs = {
+        p50: round(phase.latencyMs.p50 - direct.latencyMs.p50, 3),
+        p99: round(phase.latencyMs.p99 - direct.latencyMs.p99, 3),
+      };
+      if (phase.probe && direct.probe) {
+        phase.probe.addedLatencyMs = {
+          p50: round(phase.probe.latencyMs.p50 - direct.probe.latencyMs.p50, 3),
+          p99: round(phase.probe.latencyMs.p99 - direct.probe.latencyMs.p99, 3),
+        };
+      }
+    }
+    const cpu = (target: TargetName) => {
+      const phase = find(target, mode);
+      return phase && phase.errors === 0 ? phase.proxy?.cpuMicrosPerRequest ?? null : null;
+    };
+    const ratio = (over: number | null, under: number | null) => (over === null || under === null || under === 0 ? null : round(over / under, 2));
+    ratios[mode] = { switchyardVsMinimal: ratio(cpu('switchyard'), cpu('minimal')), switchyardVsPortkey: ratio(cpu('switchyard'), cpu('portkey')) };
+  }
+  return ratios;
+}
+
+async function startTarget(name: TargetName, options: BenchmarkOptions, simulator: RunningSimulator, directory: string, nodeFlags?: string[]): Promise<RunningTarget> {
+  switch (name) {
+    case 'direct':
+      return directTarget(simulator);
+    case 'minimal':
+      return startMinimalProxyTarget(options.root, simulator);
+    case 'switchyard': {
+      const scratch = await mkdtemp(join(directory, 'switchyard-'));
+      return startSwitchyardTarget(options.root, simulator, { directory: scratch, logLevel: options.logLevel, nodeFlags });
+    }
+    case 'portkey':
+      return startPortkeyTarget(options.root, simulator, directory);
+  }
+}
+
+async function measureTarget(target: RunningTarget, options: BenchmarkOptions, simulator: RunningSimulator): Promise<PhaseResult[]> {
+  const results: PhaseResult[] = [];
+  const timeoutMs = (2 * options.maxPhaseSeconds + 60) * 1000;
+  for (const mode of options.modes) {
+    const requests = mode === 'json' ? options.requests : options.streamRequests;
+    const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
+    const measured = await runLoadPhase(options.root, job, { proxy: target.pid, upstream: simulator.pid }, timeoutMs);
+    let probe: PhaseMeasurement | null = null;
+    if (options.probeRequests > 0 && measured.load.completed > 0) {
+      const probeJob = loadJob(target, mode, 1, Math.min(20, options.probeRequests), options.probeRequests, options.maxPhaseSeconds);
+      probe = await runLoadPhase(options.root, probeJob, { proxy: null, upstream: simulator.pid }, timeoutMs);
+    }
+    const result = toPhaseResult(target.name, mode, options.concurrency, measured, probe);
+    options.log?.(
+      `  ${target.name} ${mode}: ${result.throughput} req/s, p50 ${result.latencyMs.p50} ms, ` +
+        `proxy CPU ${result.proxy?.cpuMicrosPerRequest ?? '-'} µs/req, errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
+    );
+    results.push(result);
+  }
+  return results;
+}
+
+/** Runs Switchyard once more under --cpu-prof with the same load and summarizes where CPU goes. */
+async function profileSwitchyard(options: BenchmarkOptions, simulator: RunningSimulator, directory: string): Promise<ProfileSummary | null> {
+  const profileDirectory = options.profileDirectory ?? join(directory, 'profile');
+  const file = join(profileDirectory, PROFILE_NAME);
+  await rm(file, { force: true });
+  const target = await startTarget('switchyard', options, simulator, directory, ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, `--cpu-prof-name=${PROFILE_NAME}`]);
+  try {
+    for (const mode of options.modes) {
+      const requests = mode === 'json' ? options.requests : options.streamRequests;
+      const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
+      await runLoadPhase(options.root, job, { proxy: target.pid, upstream: simulator.pid }, (2 * options.maxPhaseSeconds + 60) * 1000);
+    }
+  } finally {
+    await target.stop();
+  }
+  return existsSync(file) ? summarizeCpuProfile(file, options.root) : null;
+}
+
+/**
+ * One benchmark run: the simulator in its own process, then each target in turn (only one proxy
+ * runs at a time), non-streaming and streaming load at fixed concurrency, each proxy's CPU from
+ * /proc. Every child process is stopped before this returns or throws.
+ */
+export async function runBenchmark(options: BenchmarkOptions): Promise<BenchmarkResult> {
+  const log = options.log ?? (() => {});
+  const started = new Date();
+  // Other work on the machine moves req/s (not much CPU per request); recorded so runs can be judged.
+  const loadAverageAtStart = round(loadavg()[0], 2);
+  const directory = await createScratchDirectory('switchyard-bench-');
+  const targets = {} as Record<TargetName, TargetStatus>;
+  for (const name of ALL_TARGETS) targets[name] = { status: 'skipped' };
+  const phases: PhaseResult[] = [];
+  let profile: ProfileSummary | null = null;
+  try {
+    const simulator = await startSimulatorProcess(options.root, options.simulator);
+    log(`simulator at ${simulator.url} (pid ${simulator.pid})`);
+    for (const name of options.targets) {
+      if (name === 'portkey') {
+        const found = portkeyEntry(options.root);
+        if ('reason' in found) {
+          targets.portkey = { status: 'unavailable', reason: found.reason };
+          log(`portkey: unavailable, ${found.reason}`);
+          continue;
+        }
+      }
+      let target: RunningTarget;
+      try {
+        target = await startTarget(name, options, simulator, directory);
+      } catch (error) {
+        // A peer that does not start here is reported, never faked; our own targets must start.
+        if (name !== 'portkey') throw error;
+        targets.portkey = { status: 'unavailable', reason: `did not start: ${(error as Error).message.split('\n')[0]}` };
+        log(`portkey: ${targets.portkey.reason}`);
+        continue;
+      }
+      log(`${name}: measuring at ${target.origin}${target.pid === null ? '' : ` (pid ${target.pid})`}`);
+      try {
+        const measured = await measureTarget(target, options, simulator);
+        phases.push(...measured);
+        const broken = measured.find((phase) => phase.completed === 0);
+        targets[name] = broken ? { status: 'unavailable', reason: `${broken.mode} requests failed: ${broken.firstError}` } : { status: 'measured' };
+      } finally {
+        await target.stop();
+      }
+    }
+    if (options.profile && options.targets.includes('switchyard')) {
+      log('switchyard: profiling (node --cpu-prof), not measured');
+      profile = await profileSwitchyard(options, simulator, directory);
+    }
+    await simulator.stop();
+  } finally {
+    await cleanUp();
+  }
+  const finished = new Date();
+  const { root: _root, log: _log, profileDirectory: _profileDirectory, ...settings } = options;
+  return {
+    schema: 1,
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationSeconds: round((finished.getTime() - started.getTime()) / 1000, 1),
+    machine: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      clockTicksPerSecond: clockTicksPerSecond(),
+      loadAverageAtStart,
+    },
+    source: readSource(options.root),
+    settings,
+    targets,
+    phases,
+    cpuRatios: compare(phases),
+    profile,
+  };
+}

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { childEnvironment, spawnChild } from './child-process.js';
+import type { LoadJob, LoadResult } from './load-generator.js';
+import { readCpuMicros, readMemory, type MemoryReading } from './process-stats.js';
+
+export interface PhaseMeasurement {
+  load: LoadResult;
+  /** CPU the proxy process used during the measured requests (µs), null for the direct target. */
+  proxyCpuMicros: number | null;
+  proxyMemory: MemoryReading | null;
+  /** CPU the simulator used meanwhile (µs): shows it is not what the benchmark measures. */
+  upstreamCpuMicros: number | null;
+}
+
+type ChildMessage = { type: 'warm' } | { type: 'result'; result: LoadResult } | { type: 'failed'; message: string };
+
+/**
+ * Runs one load phase in a fresh load-generator process. The proxy's and the simulator's CPU
+ * counters are read after the warm-up and after the measured requests, so the difference is the
+ * CPU of exactly the measured window.
+ */
+export async function runLoadPhase(
+  root: string,
+  job: LoadJob,
+  pids: { proxy: number | null; upstream: number },
+  timeoutMs: number,
+): Promise<PhaseMeasurement> {
+  const child = spawnChild('load generator', process.execPath, ['--import', 'tsx', join(root, 'bench', 'load-generator.ts')], {
+    cwd: root,
+    env: childEnvironment({}),
+    ipc: true,
+  });
+  let proxyBefore: number | null = null;
+  let upstreamBefore: number | null = null;
+  const outcome = new Promise<PhaseMeasurement>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`load phase did not finish within ${timeoutMs} ms`)), timeoutMs);
+    child.process.on('message', (message: ChildMessage) => {
+      if (message.type === 'warm') {
+        proxyBefore = pids.proxy === null ? null : readCpuMicros(pids.proxy);
+        upstreamBefore = readCpuMicros(pids.upstream);
+        child.process.send({ type: 'go' });
+      } else if (message.type === 'result') {
+        clearTimeout(timer);
+        const proxyAfter = pids.proxy === null ? null : readCpuMicros(pids.proxy);
+        const upstreamAfter = readCpuMicros(pids.upstream);
+        resolve({
+          load: message.result,
+          proxyCpuMicros: proxyAfter === null || proxyBefore === null ? null : proxyAfter - proxyBefore,
+          proxyMemory: pids.proxy === null ? null : readMemory(pids.proxy),
+          upstreamCpuMicros: upstreamAfter === null || upstreamBefore === null ? null : upstreamAfter - upstreamBefore,
+        });
+      } else if (message.type === 'failed') {
+        clearTimeout(timer);
+        reject(new Error(`load generator failed: ${message.message}`));
+      }
+    });
+    void child.exited.then((how) => {
+      clearTimeout(timer);
+      reject(new Error(`load generator exited (${how}):\n${child.outputTail()}`));
+    });
+  });
+  child.process.send({ type: 'job', job });
+  try {
+    return await outcome;
+  } finally {
+    await child.stop(1000);
+  }
+}

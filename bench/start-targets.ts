@@ -1,0 +1,179 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedChild } from './child-process.js';
+
+export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'portkey';
+
+/** Where the load generator sends its chat completions for one target. */
+export interface RunningTarget {
+  name: TargetName;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  model: string;
+  /** The proxy process whose CPU and memory are measured; null for direct. */
+  pid: number | null;
+  stop(): Promise<void>;
+}
+
+export interface SimulatorSettings {
+  latencyMs: number;
+  tokensPerSecond: number;
+  replyTokens: number;
+}
+
+export interface RunningSimulator {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const execFileAsync = promisify(execFile);
+/** bin/switchyard.js compiles src/ first when dist/ is stale; allow for that on a fresh clone. */
+const FIRST_START_TIMEOUT_MS = 120_000;
+const START_TIMEOUT_MS = 30_000;
+const SIMULATOR_MODEL = 'gpt-sim';
+const OPENAI_PATH = '/openai/v1/chat/completions';
+
+function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string): ManagedChild {
+  return spawnChild(name, process.execPath, args, { cwd: root, env: childEnvironment(env), logFile });
+}
+
+export async function startSimulatorProcess(root: string, settings: SimulatorSettings): Promise<RunningSimulator> {
+  const port = await findFreePort();
+  const child = nodeChild(root, 'simulator', [
+    join(root, 'bin', 'switchyard.js'), 'simulate', '--host', '127.0.0.1', '--port', String(port),
+    '--latency', String(settings.latencyMs), '--tps', String(settings.tokensPerSecond), '--reply-tokens', String(settings.replyTokens),
+  ], {});
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/_sim/stats`, child, FIRST_START_TIMEOUT_MS);
+  return { url, pid: child.pid, stop: () => child.stop() };
+}
+
+export function directTarget(simulator: RunningSimulator): RunningTarget {
+  return {
+    name: 'direct',
+    origin: simulator.url,
+    path: OPENAI_PATH,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sim-key' },
+    model: SIMULATOR_MODEL,
+    pid: null,
+    stop: async () => {},
+  };
+}
+
+export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator): Promise<RunningTarget> {
+  const port = await findFreePort();
+  const child = spawnChild('minimal proxy', process.execPath, [
+    '--import', 'tsx', join(root, 'bench', 'minimal-proxy.ts'), '--upstream', simulator.url, '--host', '127.0.0.1', '--port', String(port),
+  ], { cwd: root, env: childEnvironment({}), ipc: true });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/_sim/stats`, child, START_TIMEOUT_MS);
+  return { ...directTarget(simulator), name: 'minimal', origin, pid: child.pid, stop: () => child.stop() };
+}
+
+export interface SwitchyardOptions {
+  /** A scratch directory for the SQLite database, the config and the log. */
+  directory: string;
+  logLevel: string;
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+}
+
+/** One OpenAI-protocol provider at the simulator and one model on it, with prices. */
+export function switchyardConfigYaml(simulatorUrl: string): string {
+  return `limits: {free_daily_requests: 5, requests_per_minute: 0}
+providers:
+  - {id: bench-sim, name: Bench simulator, api: openai, base_url: "${simulatorUrl}/openai/v1", api_key: bench-key}
+models:
+  - id: bench/${SIMULATOR_MODEL}
+    name: "Bench: ${SIMULATOR_MODEL}"
+    context_length: 32000
+    modalities: {input: [text], output: [text]}
+    endpoints:
+      - provider: bench-sim
+        model: ${SIMULATOR_MODEL}
+        pricing: {prompt: 0.1, completion: 0.2}
+        supported_parameters: [max_tokens, temperature, top_p, stop]
+        max_completion_tokens: 4096
+`;
+}
+
+/**
+ * The gateway as an operator runs it: `switchyard serve` on SQLite with a YAML config, and an
+ * account made with the admin CLI.
+ */
+export async function startSwitchyardTarget(root: string, simulator: RunningSimulator, options: SwitchyardOptions): Promise<RunningTarget> {
+  const configPath = join(options.directory, 'switchyard.yaml');
+  await writeFile(configPath, switchyardConfigYaml(simulator.url));
+  const env = {
+    DATABASE_URL: `sqlite:${join(options.directory, 'switchyard.db')}`,
+    SWITCHYARD_CONFIG: configPath,
+  };
+  const created = await execFileAsync(process.execPath, [join(root, 'bin', 'switchyard.js'), 'admin', 'create-account', '--name', 'bench', '--credits', '1000000'], {
+    cwd: root,
+    env: childEnvironment(env),
+    timeout: FIRST_START_TIMEOUT_MS,
+  });
+  const key = (JSON.parse(created.stdout) as { key?: string }).key;
+  if (!key) throw new Error(`admin create-account printed no key: ${created.stdout}`);
+  const port = await findFreePort();
+  const child = nodeChild(root, 'switchyard', [...(options.nodeFlags ?? []), join(root, 'bin', 'switchyard.js'), 'serve'], {
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: options.logLevel,
+    SWITCHYARD_SHUTDOWN_GRACE_MS: '2000',
+  }, join(options.directory, 'switchyard.log'));
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/health`, child, FIRST_START_TIMEOUT_MS);
+  return {
+    name: 'switchyard',
+    origin,
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    model: `bench/${SIMULATOR_MODEL}`,
+    pid: child.pid,
+    stop: () => child.stop(5000),
+  };
+}
+
+/** Portkey's Node build, or why it cannot run here. */
+export function portkeyEntry(root: string): { entry: string } | { reason: string } {
+  const entry = join(root, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+  if (!existsSync(entry)) return { reason: '@portkey-ai/gateway is not installed (npm install)' };
+  return { entry };
+}
+
+/**
+ * Portkey's open-source gateway (`@portkey-ai/gateway`, Hono on @hono/node-server) with the
+ * simulator as a custom OpenAI host. Its server listens on every interface; the preload keeps it
+ * on loopback.
+ */
+export async function startPortkeyTarget(root: string, simulator: RunningSimulator, directory: string): Promise<RunningTarget> {
+  const found = portkeyEntry(root);
+  if ('reason' in found) throw new Error(found.reason);
+  const port = await findFreePort();
+  const child = nodeChild(root, 'portkey', ['--import', join(root, 'bench', 'force-loopback.mjs'), found.entry, `--port=${port}`, '--headless'], {
+    PORT: String(port),
+  }, join(directory, 'portkey.log'));
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/`, child, START_TIMEOUT_MS);
+  return {
+    name: 'portkey',
+    origin,
+    path: '/v1/chat/completions',
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer sim-key',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `${simulator.url}/openai/v1`,
+    },
+    model: SIMULATOR_MODEL,
+    pid: child.pid,
+    stop: () => child.stop(),
+  };
+}

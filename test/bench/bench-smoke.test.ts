@@ -1,0 +1,68 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBenchmark, type BenchmarkResult } from '../../bench/run-benchmark.js';
+import { writeResults } from '../../bench/write-results.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// Proves `npm run bench` works end to end: real child processes (simulator, minimal proxy,
+// `switchyard serve` on SQLite), a separate load generator, CPU from /proc, results as JSON.
+// A handful of requests only: the numbers must be sane, not meaningful.
+describe('npm run bench (smoke)', () => {
+  let directory: string | undefined;
+  afterAll(async () => {
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  it('measures direct, the minimal proxy and Switchyard, and writes sane results', async () => {
+    directory = await mkdtemp(join(tmpdir(), 'bench-smoke-'));
+    const result = await runBenchmark({
+      root,
+      targets: ['direct', 'minimal', 'switchyard'],
+      modes: ['json', 'stream'],
+      concurrency: 4,
+      requests: 60,
+      streamRequests: 40,
+      warmupRequests: 10,
+      probeRequests: 10,
+      maxPhaseSeconds: 20,
+      simulator: { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 },
+      logLevel: 'warn',
+      profile: false,
+    });
+    await writeResults(result, directory);
+    const written = JSON.parse(await readFile(join(directory, 'latest.json'), 'utf8')) as BenchmarkResult;
+    expect(written).toEqual(result);
+
+    expect(result.targets).toMatchObject({ direct: { status: 'measured' }, minimal: { status: 'measured' }, switchyard: { status: 'measured' }, portkey: { status: 'skipped' } });
+    expect(result.phases.map((phase) => `${phase.target} ${phase.mode}`)).toEqual([
+      'direct json', 'direct stream', 'minimal json', 'minimal stream', 'switchyard json', 'switchyard stream',
+    ]);
+    for (const phase of result.phases) {
+      const label = `${phase.target} ${phase.mode}`;
+      expect(phase.errors, `${label}: ${phase.firstError}`).toBe(0);
+      expect(phase.completed, label).toBe(phase.mode === 'json' ? 60 : 40);
+      expect(phase.throughput, label).toBeGreaterThan(0);
+      expect(Number.isFinite(phase.throughput), label).toBe(true);
+      expect(phase.latencyMs.p50, label).toBeGreaterThan(0);
+      expect(phase.latencyMs.p99, label).toBeGreaterThanOrEqual(phase.latencyMs.p50);
+      expect(phase.probe?.completed, label).toBe(10);
+      if (phase.mode === 'stream') expect(phase.chunksPerRequest, label).toBeGreaterThanOrEqual(16);
+      if (phase.target === 'direct') {
+        expect(phase.proxy, label).toBeNull();
+        continue;
+      }
+      expect(phase.addedLatencyMs, label).not.toBeNull();
+      expect(phase.proxy, label).not.toBeNull();
+      // /proc counts CPU in 10 ms ticks: a few dozen requests may read 0 for the lean proxy.
+      expect(phase.proxy!.cpuMicrosPerRequest, label).toBeGreaterThanOrEqual(0);
+      expect(phase.proxy!.cpuMicrosPerRequest, label).toBeLessThan(1_000_000);
+      expect(phase.proxy!.rssMb, label).toBeGreaterThan(10);
+    }
+    const switchyardCpu = result.phases.filter((phase) => phase.target === 'switchyard').map((phase) => phase.proxy!.cpuMicrosPerRequest);
+    expect(switchyardCpu.some((cpu) => cpu > 0)).toBe(true);
+  }, 120_000);
+});
