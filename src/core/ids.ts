@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+// One CSPRNG call fills randomness for 256 ids; ids are not secrets, only unique and unguessable enough.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
 
 /**
  * A time-ordered id: `prefix_` + 10 characters of millisecond time + 16 random characters
@@ -14,9 +18,13 @@ export function createId(prefix: string, now: number = Date.now()): string {
     time = alphabet[remaining % 32] + time;
     remaining = Math.floor(remaining / 32);
   }
-  const bytes = randomBytes(16);
+  if (poolOffset + 16 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
   let random = '';
-  for (const byte of bytes) random += alphabet[byte & 31];
+  for (let index = poolOffset; index < poolOffset + 16; index += 1) random += alphabet[pool[index] & 31];
+  poolOffset += 16;
   return `${prefix}_${time}${random}`;
 }
 

@@ -32,18 +32,32 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
     }
   }, Math.max(50, Math.floor(options.heartbeatMs / 2)));
   const iterator = frames[Symbol.asyncIterator]();
+  // The frames decoded from one upstream read arrive within one turn of the event loop: cork the
+  // socket for that turn so they leave in one write instead of one syscall per frame.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    raw.uncork();
+  };
   try {
     while (!raw.destroyed) {
       const next = await iterator.next();
       if (next.done) break;
       lastWrite = Date.now();
+      if (!corked) {
+        corked = true;
+        raw.cork();
+        setImmediate(uncork);
+      }
       if (!raw.write(next.value) && !raw.destroyed) {
+        if (corked) uncork();
         await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
       }
     }
   } catch (error) {
     options.onWriteError?.(error);
   } finally {
+    if (corked) uncork();
     clearInterval(heartbeat);
     if (raw.destroyed) await iterator.return?.();
     if (!raw.writableEnded) raw.end();
