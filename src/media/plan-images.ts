@@ -4,10 +4,9 @@ import { defaultMediaConfig } from '../config/default-media-config.js';
 import type { ModelConfig } from '../config/types.js';
 import type { ImageRequest } from '../core/image-request.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
-import { invalidRequest } from '../errors/gateway-error.js';
 import { imageAdapterOf } from '../providers/media-adapters.js';
 import type { Candidate } from '../routing/candidate.js';
-import { selectCandidates } from '../routing/select-candidates.js';
+import { keepCapableCandidates, routeMediaRequest } from './select-media-candidates.js';
 
 /**
  * The endpoints that can serve this image request, in routing order. The request was validated
@@ -17,25 +16,13 @@ import { selectCandidates } from '../routing/select-candidates.js';
  * can honour the request, the refusal is a 400 naming the field.
  */
 export async function planImages(context: AppContext, principal: Principal, route: RouteRequest, request: ImageRequest): Promise<Candidate[]> {
-  const defaults = await context.defaultProviders.get(principal.accountId);
-  const routed = selectCandidates({
-    catalog: context.catalog,
-    route,
-    api: 'images',
-    parameters: [],
-    stream: false,
-    principal,
-    defaultProviderOf: (modelId) => defaults.get(modelId),
-    health: context.health,
+  const routed = await routeMediaRequest(context, principal, route, 'images');
+  return keepCapableCandidates(routed, {
+    adapterOf: imageAdapterOf,
+    request,
+    modelAccepts: (model) => modelAccepts(model, request),
+    refusalFor: (model) => `Model '${model.id}' cannot serve this image request`,
   });
-  const usable = routed.filter((candidate) => {
-    const adapter = imageAdapterOf(candidate.provider.api);
-    return adapter !== undefined && adapter.incapability(request) === undefined && modelAccepts(candidate.model, request);
-  });
-  if (usable.length > 0) return usable;
-  const refusal = routed.map((candidate) => imageAdapterOf(candidate.provider.api)?.incapability(request)).find((entry) => entry !== undefined);
-  if (refusal) throw invalidRequest(`'${refusal.field}' ${refusal.reason}`, refusal.field);
-  throw invalidRequest(`Model '${routed[0].model.id}' cannot serve this image request`);
 }
 
 /** Whether a model lists every value the request asks for (the schema's rules, for fallbacks). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../catalog/catalog.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { catchGatewayError } from '../errors/__fixtures__/catch-gateway-error.js';
 import { buildTestConfig } from '../../test/helpers/test-config.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { selectCandidates, type SelectionInput } from './select-candidates.js';
@@ -23,15 +23,7 @@ function select(overrides: Partial<SelectionInput> & { model?: string; models?: 
   });
 }
 
-function refusal(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = catchGatewayError;
 
 describe('selectCandidates', () => {
   it('orders configured endpoints by price and leaves out unconfigured providers', () => {

@@ -4,6 +4,7 @@ import {
   asRecord,
   groupPieces,
   optionalNumber,
+  pickStatusRow,
   readStopSequences,
   requestIdFor,
   requireString,
@@ -52,7 +53,7 @@ const ERROR_TYPES: Record<number, [type: string, message: string]> = {
 };
 
 function errorBody(status: number, details: ErrorDetails): Record<string, unknown> {
-  const [type, message] = ERROR_TYPES[status] ?? (status >= 500 ? ERROR_TYPES[500] : ERROR_TYPES[400]);
+  const [type, message] = pickStatusRow(ERROR_TYPES, status);
   return { type: 'error', error: { type, message: details.message ?? message }, request_id: requestIdFor(details.sequence) };
 }
 

@@ -1,3 +1,4 @@
+import { DIRECTIVE_PATTERN, readDirectiveEntries } from './read-directive-entries.js';
 import { SIMULATOR_PROTOCOLS, type FaultRule, type FaultSpec, type SimulatorProtocol } from './simulator-types.js';
 
 /** A fault given in a bad form; the simulator answers it with a 400. */
@@ -22,8 +23,6 @@ const NUMERIC_KEYS: ReadonlySet<string> = new Set<NumericKey>([
   'reply_tokens',
 ]);
 
-const DIRECTIVE_PATTERN = /\[\[sim:([^\]]*)\]\]/g;
-
 /**
  * Reads `[[sim:key=value,flag]]` directives from prompt text. Several directives merge, the
  * later one winning. Unknown keys are an error rather than ignored, so a typo in a test fails
@@ -32,15 +31,8 @@ const DIRECTIVE_PATTERN = /\[\[sim:([^\]]*)\]\]/g;
 export function parseDirectives(text: string): FaultSpec | undefined {
   if (!text.includes('[[sim:')) return undefined;
   const raw: Record<string, unknown> = {};
-  for (const match of text.matchAll(DIRECTIVE_PATTERN)) {
-    for (const entry of match[1].split(',')) {
-      const trimmed = entry.trim();
-      if (trimmed === '') continue;
-      const separator = trimmed.indexOf('=');
-      const key = separator === -1 ? trimmed : trimmed.slice(0, separator).trim();
-      const value = separator === -1 ? undefined : trimmed.slice(separator + 1).trim();
-      raw[key] = key === 'no_usage' ? value !== 'false' && value !== '0' : value === undefined ? undefined : Number(value);
-    }
+  for (const [key, value] of readDirectiveEntries(text)) {
+    raw[key] = key === 'no_usage' ? value !== 'false' && value !== '0' : value === undefined ? undefined : Number(value);
   }
   return validateFaultSpec(raw);
 }

@@ -5,6 +5,7 @@ import {
   createJsonTemplate,
   groupPieces,
   optionalNumber,
+  pickStatusRow,
   readStopSequences,
   SimulatorRequestError,
   stringifyContent,
@@ -68,7 +69,7 @@ const STATUS_NAMES: Record<number, [status: string, message: string]> = {
 };
 
 function errorBody(status: number, details: ErrorDetails): Record<string, unknown> {
-  const [name, message] = STATUS_NAMES[status] ?? (status >= 500 ? STATUS_NAMES[500] : STATUS_NAMES[400]);
+  const [name, message] = pickStatusRow(STATUS_NAMES, status);
   const error: Record<string, unknown> = { code: status, message: details.message ?? message, status: name };
   // Google APIs say when to retry in a RetryInfo detail rather than (only) a header.
   if (details.retryAfterSeconds !== undefined) {

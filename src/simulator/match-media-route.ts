@@ -1,3 +1,5 @@
+import { decodePathSegment } from './decode-path-segment.js';
+
 /** A speech or image request, as `matchRoute` hands it over. */
 export type MediaRoute =
   | { kind: 'openai-speech' }
@@ -25,24 +27,16 @@ export function matchMediaRoute(method: string, pathname: string): MediaRoute | 
   if (method === 'POST' && pathname === '/openai/v1/images/generations') return { kind: 'openai-images', operation: 'generate' };
   if (method === 'POST' && pathname === '/openai/v1/images/edits') return { kind: 'openai-images', operation: 'edit' };
   if (method === 'POST' && pathname.startsWith(GEMINI_MODELS) && pathname.endsWith(':generateContent')) {
-    const model = safeDecode(pathname.slice(GEMINI_MODELS.length, -':generateContent'.length));
+    const model = decodePathSegment(pathname.slice(GEMINI_MODELS.length, -':generateContent'.length));
     if (/tts/i.test(model)) return { kind: 'gemini-speech', model };
     if (/image/i.test(model)) return { kind: 'gemini-image', model };
     return undefined;
   }
   if (!pathname.startsWith(FAL_PREFIX)) return undefined;
   const rest = pathname.slice(FAL_PREFIX.length);
-  if (method === 'GET' && rest.startsWith('files/')) return { kind: 'fal-file', name: safeDecode(rest.slice('files/'.length)) };
+  if (method === 'GET' && rest.startsWith('files/')) return { kind: 'fal-file', name: decodePathSegment(rest.slice('files/'.length)) };
   const requests = /^(.+)\/requests\/([^/]+)(\/status)?$/.exec(rest);
   if (method === 'GET' && requests) return requests[3] ? { kind: 'fal-status', requestId: requests[2] } : { kind: 'fal-result', requestId: requests[2] };
   if (method === 'POST' && rest && !rest.includes('/requests/')) return { kind: 'fal-submit', modelId: rest };
   return undefined;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return '';
-  }
 }

@@ -1,3 +1,5 @@
+import { decodePathSegment } from './decode-path-segment.js';
+
 /** A video request of either protocol, as `matchRoute` hands it over. */
 export type VideoRoute =
   | { protocol: 'openai'; action: 'create' }
@@ -20,7 +22,7 @@ export function matchVideoRoute(method: string, pathname: string): VideoRoute | 
   if (pathname === OPENAI_VIDEOS) return method === 'POST' ? { protocol: 'openai', action: 'create' } : undefined;
   if (pathname.startsWith(`${OPENAI_VIDEOS}/`)) {
     if (method !== 'GET') return undefined;
-    const rest = pathname.slice(OPENAI_VIDEOS.length + 1).split('/').map(safeDecode);
+    const rest = pathname.slice(OPENAI_VIDEOS.length + 1).split('/').map(decodePathSegment);
     if (rest.length === 1 && rest[0]) return { protocol: 'openai', action: 'retrieve', jobId: rest[0] };
     if (rest.length === 2 && rest[0] && rest[1] === 'content') return { protocol: 'openai', action: 'content', jobId: rest[0] };
     return undefined;
@@ -29,7 +31,7 @@ export function matchVideoRoute(method: string, pathname: string): VideoRoute | 
   if (!pathname.startsWith(GEMINI_BASE)) return undefined;
   const rest = pathname.slice(GEMINI_BASE.length);
   if (method === 'POST' && rest.startsWith('models/') && rest.endsWith(':predictLongRunning')) {
-    const model = safeDecode(rest.slice('models/'.length, -':predictLongRunning'.length));
+    const model = decodePathSegment(rest.slice('models/'.length, -':predictLongRunning'.length));
     return model ? { protocol: 'gemini', action: 'create', model } : undefined;
   }
   if (method !== 'GET') return undefined;
@@ -37,12 +39,4 @@ export function matchVideoRoute(method: string, pathname: string): VideoRoute | 
   const download = /^files\/([^/:]+):download$/.exec(rest);
   if (download) return { protocol: 'gemini', action: 'download', fileId: download[1] };
   return undefined;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return '';
-  }
 }

@@ -1,15 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-
-/** The raw request body (binary-safe, for multipart uploads), or undefined when the client left. */
-export async function readRawBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-  } catch {
-    return undefined;
-  }
-  return Buffer.concat(chunks);
-}
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 export function sendMediaJson(response: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body);

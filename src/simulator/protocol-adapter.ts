@@ -92,6 +92,11 @@ export function requestIdFor(sequence: number): string {
   return `req_sim${sequence}`;
 }
 
+/** A status's row in a vendor's error table; an unlisted status takes the 500 row or the 400 row. */
+export function pickStatusRow<Row>(table: Readonly<Record<number, Row>>, status: number): Row {
+  return table[status] ?? (status >= 500 ? table[500] : table[400]);
+}
+
 /** A request the simulator rejects with the protocol's 400 error. */
 export class SimulatorRequestError extends Error {
   constructor(message: string) {

@@ -1,4 +1,5 @@
 import { FaultSyntaxError } from './faults.js';
+import { readDirectiveEntries } from './read-directive-entries.js';
 
 /** What a video prompt can ask of the simulator, in the `[[sim:key=value,flag]]` form of text faults. */
 export interface VideoDirectives {
@@ -14,7 +15,6 @@ export interface VideoDirectives {
   retry_after?: number;
 }
 
-const DIRECTIVE_PATTERN = /\[\[sim:([^\]]*)\]\]/g;
 const NUMERIC_KEYS = new Set(['video_ms', 'fail_at', 'status', 'retry_after']);
 
 /**
@@ -23,23 +23,15 @@ const NUMERIC_KEYS = new Set(['video_ms', 'fail_at', 'status', 'retry_after']);
  */
 export function parseVideoDirectives(prompt: string): VideoDirectives {
   const directives: VideoDirectives = {};
-  if (!prompt.includes('[[sim:')) return directives;
-  for (const match of prompt.matchAll(DIRECTIVE_PATTERN)) {
-    for (const entry of match[1].split(',')) {
-      const trimmed = entry.trim();
-      if (trimmed === '') continue;
-      const separator = trimmed.indexOf('=');
-      const key = separator === -1 ? trimmed : trimmed.slice(0, separator).trim();
-      const value = separator === -1 ? undefined : trimmed.slice(separator + 1).trim();
-      if (key === 'fail') {
-        directives.fail = value !== 'false' && value !== '0';
-        continue;
-      }
-      if (!NUMERIC_KEYS.has(key)) throw new FaultSyntaxError(`unknown video directive: ${key}`);
-      const number = Number(value);
-      if (value === undefined || !Number.isFinite(number) || number < 0) throw new FaultSyntaxError(`${key} must be a non-negative number`);
-      (directives as Record<string, number>)[key] = number;
+  for (const [key, value] of readDirectiveEntries(prompt)) {
+    if (key === 'fail') {
+      directives.fail = value !== 'false' && value !== '0';
+      continue;
     }
+    if (!NUMERIC_KEYS.has(key)) throw new FaultSyntaxError(`unknown video directive: ${key}`);
+    const number = Number(value);
+    if (value === undefined || !Number.isFinite(number) || number < 0) throw new FaultSyntaxError(`${key} must be a non-negative number`);
+    (directives as Record<string, number>)[key] = number;
   }
   if (directives.status !== undefined && (!Number.isInteger(directives.status) || directives.status < 400 || directives.status > 599)) {
     throw new FaultSyntaxError('status must be an HTTP error status (400-599)');

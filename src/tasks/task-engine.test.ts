@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../test/helpers/manual-clock.js';
 import { buildTestConfig } from '../../test/helpers/test-config.js';
-import { testDatabases, uniqueSchemaName } from '../../test/helpers/test-databases.js';
+import { dropTestSchema, testDatabases, uniqueSchemaName } from '../../test/helpers/test-databases.js';
 import type { AppContext } from '../app-context.js';
 import { createAccount } from '../accounts/create-account.js';
 import { closeContext, createContext } from '../create-context.js';
@@ -15,16 +15,6 @@ import { registerInstance } from '../store/repositories/instances.js';
 import { endTask } from './finish-task.js';
 import { TaskEngine } from './task-engine.js';
 import type { PollOutcome, TaskHandler, TaskRecord } from './task-types.js';
-
-class ManualClock {
-  constructor(private current = Date.parse('2026-11-21T00:00:00.000Z')) {}
-  now(): Date {
-    return new Date(this.current);
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
 
 const yaml = `
 tasks:
@@ -40,7 +30,7 @@ models: []
  * separate processes (the real deployment) are covered by the kill -9 suite.
  */
 async function openInstances(url: string) {
-  const clock = new ManualClock();
+  const clock = new ManualClock(Date.parse('2026-11-21T00:00:00.000Z'));
   let databaseUrl = url;
   let schema: string | undefined;
   if (url.startsWith('postgres')) schema = uniqueSchemaName();
@@ -67,12 +57,7 @@ async function openInstances(url: string) {
     async close() {
       await closeSecond();
       await closeContext(first);
-      if (schema) {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      if (schema) await dropTestSchema(url, schema);
     },
   };
 }

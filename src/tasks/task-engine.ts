@@ -33,17 +33,9 @@ export interface TaskEngineOptions {
   random?: () => number;
 }
 
-export interface NewTask {
-  accountId: string;
-  keyId: string | null;
-  kind: string;
-  model: string;
-  provider: string;
-  input: Record<string, unknown>;
+/** What a caller gives to create a task; the engine adds the id, the schedule and the lease. */
+export interface NewTask extends Pick<TaskRecord, 'accountId' | 'keyId' | 'kind' | 'model' | 'provider' | 'input' | 'idempotencyKey' | 'requestId'> {
   reservation: Reservation | null;
-  idempotencyKey: string | null;
-  /** The creating request's id (its `x-request-id` and request log row). */
-  requestId: string | null;
   /**
    * The provider's job id when the job was submitted before the task is created. Without it the
    * task is created leased to this instance for `submitWithinMs`, and the caller must follow

@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
-import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RequestLog } from '../../src/billing/request-log.js';
 import { createId } from '../../src/core/ids.js';
-import { createStore, migrateToLatest, type Store } from '../../src/store/create-store.js';
+import type { Store } from '../../src/store/create-store.js';
 import type { RequestRecord } from '../../src/store/repositories/requests.js';
-import { testDatabases, uniqueSchemaName } from '../helpers/test-databases.js';
+import { openTestStore } from '../helpers/open-test-store.js';
+import { testDatabases } from '../helpers/test-databases.js';
 
 const silent = pino({ level: 'silent' });
 const day = (offset: number) => Date.UTC(2026, 10, 1 + offset, 12);
@@ -49,7 +49,7 @@ async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void
 for (const database of testDatabases()) {
   describe(`request log writer on ${database.name}`, () => {
     let store: Store;
-    const schema = database.name === 'postgres' ? uniqueSchemaName() : undefined;
+    let closeStore: (() => Promise<void>) | undefined;
     const logs: RequestLog[] = [];
     const open = (options: ConstructorParameters<typeof RequestLog>[1] = {}, logger = silent) => {
       const log = new RequestLog({ store, logger }, options);
@@ -78,21 +78,14 @@ for (const database of testDatabases()) {
       store.db.selectFrom('usage_rollups').selectAll().where('account_id', '=', accountId).orderBy('day').orderBy('key_id').orderBy('model').execute();
 
     beforeAll(async () => {
-      store = await createStore(database.url, { schema, poolSize: 4 });
-      await migrateToLatest(store);
+      ({ store, close: closeStore } = await openTestStore(database));
     });
     afterEach(async () => {
       await repairRollups();
       for (const log of logs.splice(0)) await log.close(1000);
     });
     afterAll(async () => {
-      await store?.close();
-      if (schema) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      await closeStore?.();
     });
 
     it('writes in batches and keeps the rollups equal to the rows, per day, key, model and provider', async () => {

@@ -1,33 +1,26 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, migrateToLatest, type Store } from '../../src/store/create-store.js';
+import { migrateToLatest, type Store } from '../../src/store/create-store.js';
 import { creditAccount, findAccount, insertAccount } from '../../src/store/repositories/accounts.js';
 import { findActiveKey, findActiveKeyByHash, insertApiKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../src/store/repositories/api-keys.js';
 import { findDefaultProvider, upsertDefaultProvider } from '../../src/store/repositories/default-providers.js';
 import { deleteMessengerLink, upsertMessengerLink } from '../../src/store/repositories/messenger-links.js';
 import { createId } from '../../src/core/ids.js';
-import { testDatabases, uniqueSchemaName } from '../helpers/test-databases.js';
-import pg from 'pg';
+import { openTestStore } from '../helpers/open-test-store.js';
+import { testDatabases } from '../helpers/test-databases.js';
 
 const now = '2026-11-21T12:00:00.000Z';
 
 for (const database of testDatabases()) {
   describe(`store on ${database.name}`, () => {
     let store: Store;
-    const schema = database.name === 'postgres' ? uniqueSchemaName() : undefined;
+    let closeStore: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
-      store = await createStore(database.url, { schema, poolSize: 4 });
-      await migrateToLatest(store);
+      ({ store, close: closeStore } = await openTestStore(database));
     });
     afterAll(async () => {
-      await store?.close();
-      if (schema) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      await closeStore?.();
     });
 
     it('migrates idempotently and creates every table', async () => {

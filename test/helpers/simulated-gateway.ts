@@ -3,6 +3,7 @@ import type { Config } from '../../src/config/types.js';
 import type { Clock } from '../../src/core/clock.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/simulator-types.js';
+import type { ManualClock } from './manual-clock.js';
 import { buildTestConfig } from './test-config.js';
 import { startTestApp, type TestApp } from './start-test-app.js';
 
@@ -60,11 +61,14 @@ export async function startSimulatedGateway(
     redisUrl?: string;
     clock?: Clock;
     configure?: (config: Config) => void;
+    /** The catalog for the simulator at this URL; default `simulatedCatalogYaml` (with `timeouts`). */
+    catalogYaml?: (simulatorUrl: string) => string;
   } = {},
 ): Promise<SimulatedGateway> {
   const simulator = await startSimulator(options.simulator);
   const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
-  const config = buildTestConfig({ databaseUrl, yaml: simulatedCatalogYaml(simulator.url, { timeouts: options.timeouts }) });
+  const yaml = options.catalogYaml ? options.catalogYaml(simulator.url) : simulatedCatalogYaml(simulator.url, { timeouts: options.timeouts });
+  const config = buildTestConfig({ databaseUrl, yaml });
   config.server.redisUrl = options.redisUrl ?? null;
   options.configure?.(config);
   const test = await startTestApp({ databaseUrl, config, clock: options.clock });
@@ -82,4 +86,46 @@ export async function startSimulatedGateway(
       await simulator.close();
     },
   };
+}
+
+/** Moves the clock and runs the task engine until the task ends (the simulator's job runs in real time). */
+export async function driveTask(
+  gateway: Pick<SimulatedGateway, 'test' | 'accountId'> & { clock: ManualClock },
+  taskId: string,
+  options: { stepMs?: number; timeoutMs?: number } = {},
+): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    gateway.clock.advance(options.stepMs ?? 1_000);
+    await gateway.test.context.tasks.runOnce();
+    const task = await gateway.test.context.tasks.find(gateway.accountId, taskId);
+    if (task?.status === 'completed' || task?.status === 'failed') return task.status;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task?.status} after the test's time limit`);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+}
+
+/** Credits, usage and open reservations of an account, in nano-USD, straight from the store. */
+export async function readAccountMoney(
+  gateway: Pick<SimulatedGateway, 'test' | 'accountId'>,
+  accountId = gateway.accountId,
+): Promise<{ reserved: bigint; usage: bigint; credits: bigint }> {
+  const row = await gateway.test.context.store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+  return { reserved: BigInt(row.reserved), usage: BigInt(row.total_usage), credits: BigInt(row.total_credits) };
+}
+
+/** A request to the gateway over HTTP: the key (when given) as a bearer token, the body as JSON. */
+export function sendJson(
+  gateway: Pick<SimulatedGateway, 'url'>,
+  key: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${gateway.url}${path}`, {
+    method,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }

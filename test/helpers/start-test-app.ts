@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import pg from 'pg';
 import type { AppContext } from '../../src/app-context.js';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config/types.js';
 import type { Clock } from '../../src/core/clock.js';
 import { closeContext, createContext } from '../../src/create-context.js';
 import { buildTestConfig } from './test-config.js';
-import { uniqueSchemaName } from './test-databases.js';
+import { dropTestSchema, uniqueSchemaName } from './test-databases.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -48,12 +47,7 @@ export async function startTestApp(options: { databaseUrl?: string; config?: Con
     async close() {
       await app.close();
       await closeContext(context);
-      if (schema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      if (schema) await dropTestSchema(databaseUrl, schema);
     },
   };
 }

@@ -1,3 +1,5 @@
+import pg from 'pg';
+
 /**
  * The databases every store-backed suite runs against: SQLite always, PostgreSQL when
  * TEST_DATABASE_URL is set. A skipped PostgreSQL run is said out loud, once per suite.
@@ -17,4 +19,12 @@ export function testDatabases(): TestDatabase[] {
 
 export function uniqueSchemaName(): string {
   return `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Drops a schema a test made in the PostgreSQL database at `url`, with everything in it. */
+export async function dropTestSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`drop schema if exists "${schema}" cascade`);
+  await client.end();
 }

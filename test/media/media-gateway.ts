@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../src/core/clock.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
-import { buildTestConfig } from '../helpers/test-config.js';
-import { startTestApp, type TestApp } from '../helpers/start-test-app.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+
+export { driveTask, readAccountMoney as readMoney, sendJson as call } from '../helpers/simulated-gateway.js';
 
 /**
  * A catalog of speech and image models, each served by the simulator over one protocol:
@@ -88,80 +86,23 @@ models:
 `;
 }
 
-/** A clock the test moves by hand (task polls become due); the simulator keeps real time. */
-export class ManualClock implements Clock {
-  private current = Date.parse('2026-11-21T12:00:00.000Z');
-  now(): Date {
-    return new Date(this.current);
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
-
-export interface MediaGateway {
-  simulator: Simulator;
-  test: TestApp;
-  clock: ManualClock;
-  url: string;
-  key: string;
-  accountId: string;
-  close(): Promise<void>;
-}
+export type MediaGateway = SimulatedGateway & { clock: ManualClock };
 
 /** The real gateway over HTTP with the simulator as every provider; the task worker is driven by the test. */
 export async function startMediaGateway(options: { databaseUrl?: string; credits?: number; syncWindowMs?: number } = {}): Promise<MediaGateway> {
-  const simulator = await startSimulator({ apiKey: 'sim-key' });
-  const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
-  const config = buildTestConfig({ databaseUrl, yaml: mediaCatalogYaml(simulator.url, { syncWindowMs: options.syncWindowMs }) });
   const clock = new ManualClock();
-  const test = await startTestApp({ databaseUrl, config, clock });
-  await test.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = test.app.server.address() as AddressInfo;
-  const account = await test.createAccount({ credits: options.credits ?? 100 });
-  return {
-    simulator,
-    test,
+  const gateway = await startSimulatedGateway({
+    simulator: { apiKey: 'sim-key' },
+    databaseUrl: options.databaseUrl,
+    credits: options.credits,
     clock,
-    url: `http://127.0.0.1:${port}`,
-    key: account.key,
-    accountId: account.accountId,
-    async close() {
-      await test.close();
-      await simulator.close();
-    },
-  };
-}
-
-/** Moves the clock and runs the task engine until the task ends (the simulator's job runs in real time). */
-export async function driveTask(gateway: MediaGateway, taskId: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    gateway.clock.advance(1_000);
-    await gateway.test.context.tasks.runOnce();
-    const task = await gateway.test.context.tasks.find(gateway.accountId, taskId);
-    if (task?.status === 'completed' || task?.status === 'failed') return task.status;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task?.status} after the test's time limit`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
-}
-
-/** Credits, usage and open reservations of an account, in nano-USD, straight from the store. */
-export async function readMoney(gateway: MediaGateway, accountId = gateway.accountId): Promise<{ reserved: bigint; usage: bigint; credits: bigint }> {
-  const row = await gateway.test.context.store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
-  return { reserved: BigInt(row.reserved), usage: BigInt(row.total_usage), credits: BigInt(row.total_credits) };
+    catalogYaml: (simulatorUrl) => mediaCatalogYaml(simulatorUrl, { syncWindowMs: options.syncWindowMs }),
+  });
+  return { ...gateway, clock };
 }
 
 /** Ledger charges recorded for one request id (exactly-once checks). */
 export async function chargesOf(gateway: MediaGateway, requestId: string): Promise<bigint[]> {
   const rows = await gateway.test.context.store.db.selectFrom('ledger_entries').select(['amount', 'kind']).where('request_id', '=', requestId).execute();
   return rows.filter((row) => row.kind === 'charge').map((row) => BigInt(row.amount));
-}
-
-export function call(gateway: Pick<MediaGateway, 'url'>, key: string | undefined, method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${gateway.url}${path}`, {
-    method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
 }

@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../src/core/clock.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/simulator-types.js';
-import { buildTestConfig } from '../helpers/test-config.js';
-import { startTestApp, type TestApp } from '../helpers/start-test-app.js';
+import type { SimulatorOptions } from '../../src/simulator/simulator-types.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+
+export { driveTask as driveUntilDone, readAccountMoney, sendJson as jsonRequest } from '../helpers/simulated-gateway.js';
 
 /**
  * A catalog with one video model per video protocol of the simulator (OpenAI's Videos API,
@@ -54,78 +53,19 @@ models:
 `;
 }
 
-/** A clock the test moves by hand; the simulator keeps real time. */
-export class ManualClock implements Clock {
-  private current: number;
-  constructor(start = Date.parse('2026-11-21T12:00:00.000Z')) {
-    this.current = start;
-  }
-  now(): Date {
-    return new Date(this.current);
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
-
-export interface VideoGateway {
-  simulator: Simulator;
-  test: TestApp;
-  clock: ManualClock;
-  url: string;
-  key: string;
-  accountId: string;
-  close(): Promise<void>;
-}
+export type VideoGateway = SimulatedGateway & { clock: ManualClock };
 
 /** The real gateway over HTTP (task worker not started: tests drive `runOnce` with the clock). */
 export async function startVideoGateway(
   options: { databaseUrl?: string; credits?: number; simulator?: SimulatorOptions; maxAgeSeconds?: number } = {},
 ): Promise<VideoGateway> {
-  const simulator = await startSimulator({ videoDurationMs: 150, ...options.simulator });
-  const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
-  const config = buildTestConfig({ databaseUrl, yaml: videoCatalogYaml(simulator.url, { maxAgeSeconds: options.maxAgeSeconds }) });
   const clock = new ManualClock();
-  const test = await startTestApp({ databaseUrl, config, clock });
-  await test.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = test.app.server.address() as AddressInfo;
-  const account = await test.createAccount({ credits: options.credits ?? 100 });
-  return {
-    simulator,
-    test,
+  const gateway = await startSimulatedGateway({
+    simulator: { videoDurationMs: 150, ...options.simulator },
+    databaseUrl: options.databaseUrl,
+    credits: options.credits,
     clock,
-    url: `http://127.0.0.1:${port}`,
-    key: account.key,
-    accountId: account.accountId,
-    async close() {
-      await test.close();
-      await simulator.close();
-    },
-  };
-}
-
-/** Moves the clock and runs the engine until the task ends (the simulator's job runs in real time). */
-export async function driveUntilDone(gateway: VideoGateway, taskId: string, options: { stepMs?: number; timeoutMs?: number } = {}): Promise<string> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  for (;;) {
-    gateway.clock.advance(options.stepMs ?? 1_000);
-    await gateway.test.context.tasks.runOnce();
-    const task = await gateway.test.context.tasks.find(gateway.accountId, taskId);
-    if (task?.status === 'completed' || task?.status === 'failed') return task.status;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task?.status} after the test's time limit`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
-}
-
-export async function readAccountMoney(gateway: Pick<VideoGateway, 'test'>, accountId: string): Promise<{ reserved: bigint; usage: bigint; credits: bigint }> {
-  const row = await gateway.test.context.store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
-  return { reserved: BigInt(row.reserved), usage: BigInt(row.total_usage), credits: BigInt(row.total_credits) };
-}
-
-export function jsonRequest(gateway: Pick<VideoGateway, 'url'>, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${gateway.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    catalogYaml: (simulatorUrl) => videoCatalogYaml(simulatorUrl, { maxAgeSeconds: options.maxAgeSeconds }),
   });
+  return { ...gateway, clock };
 }

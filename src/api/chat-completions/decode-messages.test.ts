@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { catchGatewayError } from '../../errors/__fixtures__/catch-gateway-error.js';
 import { decodeChatCompletionsRequest } from './decode-request.js';
 
 function decodeMessages(messages: unknown[]) {
@@ -10,15 +10,7 @@ function decodeWith(extra: Record<string, unknown>) {
   return decodeChatCompletionsRequest({ model: 'a/b', messages: [{ role: 'user', content: 'Hi' }], ...extra });
 }
 
-function refusal(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = catchGatewayError;
 
 describe('chat messages', () => {
   it('decodes system and developer messages, one canonical message per part', () => {

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { catchGatewayError } from '../../errors/__fixtures__/catch-gateway-error.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { decodeChatCompletionsRequest } from './decode-request.js';
 
@@ -11,13 +12,7 @@ function decode(extra: Record<string, unknown>) {
 
 /** Runs the decoder and returns the GatewayError it throws. */
 function refusal(body: Record<string, unknown>): GatewayError {
-  try {
-    decodeChatCompletionsRequest(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected the decoder to refuse the body');
+  return catchGatewayError(() => decodeChatCompletionsRequest(body));
 }
 
 function refusalOf(extra: Record<string, unknown>): GatewayError {

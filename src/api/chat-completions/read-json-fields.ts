@@ -3,8 +3,8 @@ import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error
 /**
  * Typed readers for the fields of a decoded JSON body. Each one names the field's path in its
  * error so that a client sees exactly what to fix ("'messages[2].content' must be …"). Shared by
- * every inbound text style (Messages imports it too); it belongs in `api/shared/` once that
- * folder is open to this work.
+ * every inbound text style (Messages and Responses import it too); it belongs in `api/shared/`
+ * once that folder is open to this work.
  */
 
 export type JsonObject = Record<string, unknown>;

@@ -2,6 +2,7 @@ import { isEndpointAvailable, type Catalog } from '../../catalog/catalog.js';
 import type { ModelConfig, ModelEndpointConfig } from '../../config/types.js';
 import { imageOperations, type ImageOperation } from '../../core/image-request.js';
 import { formatScaled } from '../../core/money.js';
+import { encodeModelIdentity } from '../shared/encode-model-identity.js';
 import { buildImageRequestSchema } from './image-request-schema.js';
 
 const paths: Record<ImageOperation, string> = { generate: '/v1/images/generations', edit: '/v1/images/edits' };
@@ -14,11 +15,7 @@ export function encodeMediaModel(catalog: Catalog, model: ModelConfig): Record<s
   const operations = imageOperations.filter((operation) => operation === 'generate' || model.inputModalities.includes('image'));
   const cheapest = [...model.endpoints].sort((a, b) => Number((a.pricing.image ?? 0n) - (b.pricing.image ?? 0n)))[0];
   return {
-    id: model.id,
-    name: model.name,
-    description: model.description,
-    created: model.created,
-    free: model.free,
+    ...encodeModelIdentity(model),
     operations: operations.map((operation) => ({
       operation,
       method: 'POST',

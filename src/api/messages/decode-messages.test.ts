@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { catchGatewayError } from '../../errors/__fixtures__/catch-gateway-error.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { decodeMessagesRequest } from './decode-request.js';
 
@@ -7,13 +8,7 @@ function decodeMessages(messages: unknown[]) {
 }
 
 function refusal(messages: unknown[]): GatewayError {
-  try {
-    decodeMessages(messages);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a refusal');
+  return catchGatewayError(() => decodeMessages(messages));
 }
 
 describe('Messages content', () => {

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+import { catchGatewayError } from '../../errors/__fixtures__/catch-gateway-error.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { decodeMessagesRequest } from './decode-request.js';
 
@@ -10,13 +11,7 @@ function decode(extra: Record<string, unknown>) {
 }
 
 function refusal(body: Record<string, unknown>): GatewayError {
-  try {
-    decodeMessagesRequest(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected the decoder to refuse the body');
+  return catchGatewayError(() => decodeMessagesRequest(body));
 }
 
 const refusalOf = (extra: Record<string, unknown>) => refusal({ ...base, ...extra });

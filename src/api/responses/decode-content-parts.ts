@@ -1,6 +1,7 @@
 import type { ImagePart, ImageSource, TextPart, UserContentPart } from '../../core/content.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { expectArray, expectObject, expectOneOf, expectString, isAbsent, rejectUnknownKeys } from './validate-shape.js';
+import { isAbsent, readArray, readEnum, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { expectString } from './validate-shape.js';
 
 const inputTextKeys = new Set(['type', 'text']);
 const inputImageKeys = new Set(['type', 'image_url', 'file_id', 'detail']);
@@ -12,9 +13,9 @@ const refusalKeys = new Set(['type', 'refusal']);
 /** Content of a user message or of a function call's output: text and images. */
 export function decodeUserContent(content: unknown, path: string): UserContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return expectArray(content, path).map((entry, index) => {
+  return readArray(content, path).map((entry, index) => {
     const partPath = `${path}[${index}]`;
-    const part = expectObject(entry, partPath);
+    const part = readObject(entry, partPath);
     if (part.type === 'input_text') return decodeInputText(part, partPath);
     if (part.type === 'input_image') return decodeInputImage(part, partPath);
     throw unsupportedPartType(part.type, partPath, 'input_text, input_image');
@@ -24,10 +25,10 @@ export function decodeUserContent(content: unknown, path: string): UserContentPa
 /** System and developer messages are plain text; canonical system content is one string. */
 export function decodeSystemContent(content: unknown, path: string): string {
   if (typeof content === 'string') return content;
-  return expectArray(content, path)
+  return readArray(content, path)
     .map((entry, index) => {
       const partPath = `${path}[${index}]`;
-      const part = expectObject(entry, partPath);
+      const part = readObject(entry, partPath);
       if (part.type !== 'input_text') throw unsupportedPartType(part.type, partPath, 'input_text');
       return decodeInputText(part, partPath).text;
     })
@@ -37,9 +38,9 @@ export function decodeSystemContent(content: unknown, path: string): string {
 /** An assistant turn sent back as history: its text, whichever part type carried it. */
 export function decodeAssistantContent(content: unknown, path: string): TextPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return expectArray(content, path).map((entry, index) => {
+  return readArray(content, path).map((entry, index) => {
     const partPath = `${path}[${index}]`;
-    const part = expectObject(entry, partPath);
+    const part = readObject(entry, partPath);
     if (part.type === 'output_text') {
       rejectUnknownKeys(part, outputTextKeys, partPath);
       return { type: 'text', text: expectString(part.text, `${partPath}.text`) };
@@ -65,7 +66,7 @@ function decodeInputImage(part: Record<string, unknown>, path: string): ImagePar
   }
   const url = expectString(part.image_url, `${path}.image_url`);
   const image: ImagePart = { type: 'image', source: decodeImageSource(url, `${path}.image_url`) };
-  if (!isAbsent(part.detail)) image.detail = expectOneOf(part.detail, `${path}.detail`, ['auto', 'low', 'high'] as const);
+  if (!isAbsent(part.detail)) image.detail = readEnum(part.detail, `${path}.detail`, ['auto', 'low', 'high'] as const);
   return image;
 }
 

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { catchGatewayError } from '../../errors/__fixtures__/catch-gateway-error.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { decodeInputItems } from './decode-input-items.js';
 
 function refusal(input: unknown): GatewayError {
-  try {
-    decodeInputItems(input);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected the input to be refused');
+  return catchGatewayError(() => decodeInputItems(input));
 }
 
 describe('decodeInputItems: messages', () => {

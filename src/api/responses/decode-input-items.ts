@@ -1,7 +1,8 @@
 import type { AssistantContentPart, Message, ReasoningPart } from '../../core/content.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-content-parts.js';
-import { expectArray, expectObject, expectOneOf, expectString, isAbsent, rejectUnknownKeys, type JsonObject } from './validate-shape.js';
+import { isAbsent, type JsonObject, readArray, readEnum, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { expectString } from './validate-shape.js';
 
 // `id` and `status` appear when a client sends the previous response's output items back;
 // `parsed_arguments` when those items came from the SDK's stream helper (it derives it from `arguments`).
@@ -20,13 +21,13 @@ const reasoningTextKeys = new Set(['type', 'text']);
 export function decodeInputItems(input: unknown): Message[] {
   if (isAbsent(input)) throw invalidRequest("'input' is required", 'input');
   if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
-  const items = expectArray(input, 'input');
+  const items = readArray(input, 'input');
   if (items.length === 0) throw invalidRequest("'input' must not be empty", 'input');
   const messages: Message[] = [];
   const toolNames = new Map<string, string>();
   items.forEach((entry, index) => {
     const path = `input[${index}]`;
-    const item = expectObject(entry, path);
+    const item = readObject(entry, path);
     // EasyInputMessage may omit `type`; a `role` marks it as a message.
     const type = item.type ?? (item.role === undefined ? undefined : 'message');
     switch (type) {
@@ -65,7 +66,7 @@ export function decodeInputItems(input: unknown): Message[] {
 
 function decodeMessageItem(item: JsonObject, path: string, messages: Message[]): void {
   rejectUnknownKeys(item, messageKeys, path);
-  const role = expectOneOf(item.role, `${path}.role`, ['user', 'system', 'developer', 'assistant'] as const);
+  const role = readEnum(item.role, `${path}.role`, ['user', 'system', 'developer', 'assistant'] as const);
   if (isAbsent(item.content)) throw invalidRequest(`'${path}.content' is required`, `${path}.content`);
   const contentPath = `${path}.content`;
   if (role === 'user') messages.push({ role: 'user', content: decodeUserContent(item.content, contentPath) });
@@ -80,10 +81,10 @@ function decodeMessageItem(item: JsonObject, path: string, messages: Message[]):
  */
 function decodeReasoningItem(item: JsonObject, path: string): ReasoningPart | undefined {
   rejectUnknownKeys(item, reasoningKeys, path);
-  const summary = expectArray(item.summary ?? [], `${path}.summary`).map((entry, index) => readReasoningText(entry, `${path}.summary[${index}]`, 'summary_text'));
+  const summary = readArray(item.summary ?? [], `${path}.summary`).map((entry, index) => readReasoningText(entry, `${path}.summary[${index}]`, 'summary_text'));
   const content = isAbsent(item.content)
     ? []
-    : expectArray(item.content, `${path}.content`).map((entry, index) => readReasoningText(entry, `${path}.content[${index}]`, 'reasoning_text'));
+    : readArray(item.content, `${path}.content`).map((entry, index) => readReasoningText(entry, `${path}.content[${index}]`, 'reasoning_text'));
   // Full reasoning text, when present, is closer to what the model produced than its summary.
   const text = (content.length > 0 ? content : summary).join('\n\n');
   const signature = isAbsent(item.encrypted_content) ? undefined : expectString(item.encrypted_content, `${path}.encrypted_content`);
@@ -92,7 +93,7 @@ function decodeReasoningItem(item: JsonObject, path: string): ReasoningPart | un
 }
 
 function readReasoningText(entry: unknown, path: string, type: 'summary_text' | 'reasoning_text'): string {
-  const part = expectObject(entry, path);
+  const part = readObject(entry, path);
   rejectUnknownKeys(part, reasoningTextKeys, path);
   if (part.type !== type) throw invalidRequest(`'${path}.type' must be '${type}'`, `${path}.type`);
   return expectString(part.text, `${path}.text`);

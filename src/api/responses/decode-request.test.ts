@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { catchGatewayError } from '../../errors/__fixtures__/catch-gateway-error.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { decodeResponsesRequest } from './decode-request.js';
 
 const base = { model: 'openai/gpt-4o-mini', input: 'Hi' };
 
 function refusal(body: Record<string, unknown>): GatewayError {
-  try {
-    decodeResponsesRequest(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected the request to be refused');
+  return catchGatewayError(() => decodeResponsesRequest(body));
 }
 
 describe('decodeResponsesRequest: routing and basics', () => {

@@ -8,7 +8,8 @@ import { decodeReasoning, decodeTextFormat } from './decode-text-options.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
 import { createDefaultEcho, type ResponsesEcho } from './responses-echo.js';
 import { refuseStatefulFields } from './refuse-stateful-fields.js';
-import { expectBoolean, expectNumberInRange, expectObject, expectPositiveInteger, expectString, isAbsent } from './validate-shape.js';
+import { isAbsent, readBoolean, readNumber, readObject } from '../chat-completions/read-json-fields.js';
+import { expectPositiveInteger, expectString } from './validate-shape.js';
 
 const knownFields = new Set<string>([
   ...routeFields,
@@ -30,7 +31,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
   const route = decodeRouteRequest(body);
   const echo = createDefaultEcho();
   const parameters: RequestedParameter[] = [];
-  const request: TextRequest = { messages: decodeMessages(body, echo), stream: isAbsent(body.stream) ? false : expectBoolean(body.stream, 'stream') };
+  const request: TextRequest = { messages: decodeMessages(body, echo), stream: isAbsent(body.stream) ? false : readBoolean(body.stream, 'stream') };
 
   if (!isAbsent(body.tools)) {
     const decoded = decodeTools(body.tools);
@@ -47,7 +48,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     parameters.push({ name: 'tool_choice', field: 'tool_choice' });
   }
   if (!isAbsent(body.parallel_tool_calls)) {
-    request.parallelToolCalls = echo.parallel_tool_calls = expectBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
+    request.parallelToolCalls = echo.parallel_tool_calls = readBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
     parameters.push({ name: 'parallel_tool_calls', field: 'parallel_tool_calls' });
   }
   if (!isAbsent(body.max_output_tokens)) {
@@ -55,11 +56,11 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     parameters.push({ name: 'max_tokens', field: 'max_output_tokens' });
   }
   if (!isAbsent(body.temperature)) {
-    request.temperature = echo.temperature = expectNumberInRange(body.temperature, 'temperature', 0, 2);
+    request.temperature = echo.temperature = readNumber(body.temperature, 'temperature', 0, 2);
     parameters.push({ name: 'temperature', field: 'temperature' });
   }
   if (!isAbsent(body.top_p)) {
-    request.topP = echo.top_p = expectNumberInRange(body.top_p, 'top_p', 0, 1);
+    request.topP = echo.top_p = readNumber(body.top_p, 'top_p', 0, 1);
     parameters.push({ name: 'top_p', field: 'top_p' });
   }
   if (!isAbsent(body.text)) {
@@ -96,7 +97,7 @@ function decodeMessages(body: Record<string, unknown>, echo: ResponsesEcho): Mes
 
 /** OpenAI's limits: at most 16 pairs, keys up to 64 characters, string values up to 512. */
 function decodeMetadata(value: unknown): Record<string, string> {
-  const metadata = expectObject(value, 'metadata');
+  const metadata = readObject(value, 'metadata');
   const entries = Object.entries(metadata);
   if (entries.length > 16) throw invalidRequest("'metadata' may hold at most 16 pairs", 'metadata');
   for (const [key, entry] of entries) {

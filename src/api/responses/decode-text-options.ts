@@ -1,7 +1,8 @@
 import type { ReasoningOptions, ResponseFormat } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import type { ReasoningWire, TextFormatWire } from './responses-wire.js';
-import { expectBoolean, expectObject, expectOneOf, expectString, isAbsent, isJsonObject, rejectUnknownKeys } from './validate-shape.js';
+import { isAbsent, isJsonObject, readBoolean, readEnum, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { expectString } from './validate-shape.js';
 
 const textKeys = new Set(['format']);
 const jsonSchemaKeys = new Set(['type', 'name', 'schema', 'strict', 'description']);
@@ -15,11 +16,11 @@ export interface DecodedTextFormat {
 
 /** `text: {format}` — the Responses API's place for what Chat Completions calls `response_format`. */
 export function decodeTextFormat(value: unknown): DecodedTextFormat {
-  const text = expectObject(value, 'text');
+  const text = readObject(value, 'text');
   rejectUnknownKeys(text, textKeys, 'text');
   if (isAbsent(text.format)) return { echo: { type: 'text' } };
-  const format = expectObject(text.format, 'text.format');
-  const type = expectOneOf(format.type, 'text.format.type', ['text', 'json_object', 'json_schema'] as const);
+  const format = readObject(text.format, 'text.format');
+  const type = readEnum(format.type, 'text.format.type', ['text', 'json_object', 'json_schema'] as const);
   if (type !== 'json_schema') {
     rejectUnknownKeys(format, new Set(['type']), 'text.format');
     return type === 'text' ? { echo: { type } } : { responseFormat: { type }, echo: { type } };
@@ -28,7 +29,7 @@ export function decodeTextFormat(value: unknown): DecodedTextFormat {
   const name = expectString(format.name, 'text.format.name');
   if (!isJsonObject(format.schema)) throw invalidRequest("'text.format.schema' must be a JSON Schema object", 'text.format.schema');
   const description = isAbsent(format.description) ? undefined : expectString(format.description, 'text.format.description');
-  const strict = isAbsent(format.strict) ? undefined : expectBoolean(format.strict, 'text.format.strict');
+  const strict = isAbsent(format.strict) ? undefined : readBoolean(format.strict, 'text.format.strict');
   const optional = { ...(description === undefined ? {} : { description }), ...(strict === undefined ? {} : { strict }) };
   return {
     responseFormat: { type, name, schema: format.schema, ...optional },
@@ -46,18 +47,18 @@ export interface DecodedReasoning {
  * gateway always reports the reasoning it receives as a summary item.
  */
 export function decodeReasoning(value: unknown): DecodedReasoning {
-  const input = expectObject(value, 'reasoning');
+  const input = readObject(value, 'reasoning');
   rejectUnknownKeys(input, reasoningKeys, 'reasoning');
   const reasoning: ReasoningOptions = {};
   if (!isAbsent(input.effort)) {
     if (typeof input.effort === 'string' && ['none', 'xhigh', 'max'].includes(input.effort)) {
       throw unsupportedParameter('reasoning.effort', `value '${input.effort}' is not supported; use minimal, low, medium or high`);
     }
-    reasoning.effort = expectOneOf(input.effort, 'reasoning.effort', ['minimal', 'low', 'medium', 'high'] as const);
+    reasoning.effort = readEnum(input.effort, 'reasoning.effort', ['minimal', 'low', 'medium', 'high'] as const);
   }
   // `generate_summary` is the deprecated spelling of `summary`.
   const summaryValue = input.summary ?? input.generate_summary;
   const summaryPath = isAbsent(input.summary) ? 'reasoning.generate_summary' : 'reasoning.summary';
-  const summary = isAbsent(summaryValue) ? null : expectOneOf(summaryValue, summaryPath, ['auto', 'concise', 'detailed'] as const);
+  const summary = isAbsent(summaryValue) ? null : readEnum(summaryValue, summaryPath, ['auto', 'concise', 'detailed'] as const);
   return { reasoning, echo: { effort: reasoning.effort ?? null, summary } };
 }

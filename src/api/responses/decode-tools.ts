@@ -1,7 +1,8 @@
 import type { ToolChoice, ToolDefinition } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import type { FunctionToolWire, ToolChoiceWire } from './responses-wire.js';
-import { expectArray, expectBoolean, expectObject, expectString, isAbsent, isJsonObject, rejectUnknownKeys } from './validate-shape.js';
+import { isAbsent, isJsonObject, readArray, readBoolean, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { expectString } from './validate-shape.js';
 
 const functionToolKeys = new Set(['type', 'name', 'description', 'parameters', 'strict']);
 const toolChoiceFunctionKeys = new Set(['type', 'name']);
@@ -18,9 +19,9 @@ export interface DecodedTools {
 export function decodeTools(value: unknown): DecodedTools {
   const result: DecodedTools = { tools: [], echo: [] };
   const seen = new Set<string>();
-  expectArray(value, 'tools').forEach((entry, index) => {
+  readArray(value, 'tools').forEach((entry, index) => {
     const path = `tools[${index}]`;
-    const tool = expectObject(entry, path);
+    const tool = readObject(entry, path);
     if (tool.type !== 'function') {
       if (typeof tool.type !== 'string') throw invalidRequest(`'${path}.type' is required`, `${path}.type`);
       throw unsupportedParameter(`${path}.type`, `'${tool.type}' is a built-in tool this gateway does not run; only 'function' tools are supported`);
@@ -33,7 +34,7 @@ export function decodeTools(value: unknown): DecodedTools {
     if (!isAbsent(tool.parameters) && !isJsonObject(tool.parameters)) {
       throw invalidRequest(`'${path}.parameters' must be a JSON Schema object`, `${path}.parameters`);
     }
-    const strict = isAbsent(tool.strict) ? undefined : expectBoolean(tool.strict, `${path}.strict`);
+    const strict = isAbsent(tool.strict) ? undefined : readBoolean(tool.strict, `${path}.strict`);
     result.tools.push({
       name,
       ...(description === undefined ? {} : { description }),
@@ -54,7 +55,7 @@ export interface DecodedToolChoice {
 export function decodeToolChoice(value: unknown, tools: ToolDefinition[]): DecodedToolChoice {
   if (value === 'auto' || value === 'none' || value === 'required') return { toolChoice: value, echo: value };
   if (typeof value === 'string') throw invalidRequest("'tool_choice' must be one of auto, none, required, or {type: 'function', name}", 'tool_choice');
-  const choice = expectObject(value, 'tool_choice');
+  const choice = readObject(value, 'tool_choice');
   if (choice.type !== 'function') {
     throw unsupportedParameter('tool_choice.type', `'${String(choice.type)}' is not supported; expected 'function'`);
   }

@@ -2,6 +2,7 @@ import { apiEndpointsOf, isEndpointAvailable, type Catalog } from '../../catalog
 import type { ModelConfig } from '../../config/types.js';
 import { nanoToUsd } from '../../core/money.js';
 import { videoAdapterFor } from '../../providers/video-adapters.js';
+import { encodeModelIdentity } from '../shared/encode-model-identity.js';
 
 /**
  * `GET /videos/models`: what each video model accepts (the values `POST /videos` checks against)
@@ -26,11 +27,7 @@ function encodeVideoModel(catalog: Catalog, model: ModelConfig): Record<string, 
     status: entry.servable ? 'available' : 'unavailable',
   }));
   return {
-    id: model.id,
-    name: model.name,
-    description: model.description,
-    created: model.created,
-    free: model.free,
+    ...encodeModelIdentity(model),
     durations: model.durations,
     default_seconds: model.durations[0] ?? null,
     resolutions: model.resolutions,

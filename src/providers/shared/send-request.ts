@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, request, type Dispatcher, type FormData } from 'undici';
 import type { ProviderConfig } from '../../config/types.js';
 import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from './create-protocol-error.js';
@@ -21,24 +21,32 @@ export function createProviderDispatcher(provider: ProviderConfig): Dispatcher {
   });
 }
 
+export interface ProviderRequest {
+  method: 'GET' | 'POST';
+  /** Sent as given: the caller merges the provider's configured headers in. */
+  headers: Record<string, string>;
+  body?: string | FormData;
+  /** Hand a 3xx answer back (the caller follows it) instead of rejecting it. */
+  returnRedirects?: boolean;
+}
+
 /**
- * POSTs a JSON body to the provider. Resolves with the open response on a 2xx status; rejects
- * with `UpstreamError` on an error status (reading the provider's error message) or when no
- * response arrives in time. The body of a resolved response enforces the between-chunk timeout.
+ * Sends one request over the provider's pool with its first-byte and between-chunk timeouts.
+ * Resolves with the open response on a 2xx status; rejects with `UpstreamError` on an error
+ * status (reading the provider's error message) or a transport failure.
  */
-export async function postJson(
-  context: CallContext,
+export async function sendRequest(
+  context: Pick<CallContext, 'provider' | 'dispatcher' | 'signal'>,
   url: string,
-  headers: Record<string, string>,
-  payload: unknown,
+  init: ProviderRequest,
 ): Promise<UpstreamResponse> {
   const { provider } = context;
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...provider.headers, ...headers },
-      body: JSON.stringify(payload),
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
       dispatcher: context.dispatcher,
       signal: context.signal,
       headersTimeout: provider.timeouts.firstByteMs,
@@ -48,11 +56,29 @@ export async function postJson(
     throw toUpstreamError(provider.id, error);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  if (init.returnRedirects && response.statusCode >= 300 && response.statusCode < 400) return response;
   throw await readUpstreamError(provider.id, response);
 }
 
+/**
+ * POSTs a JSON body to the provider and accepts a JSON or an event-stream answer; see
+ * `sendRequest`. The body of a resolved response enforces the between-chunk timeout.
+ */
+export async function postJson(
+  context: CallContext,
+  url: string,
+  headers: Record<string, string>,
+  payload: unknown,
+): Promise<UpstreamResponse> {
+  return sendRequest(context, url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...context.provider.headers, ...headers },
+    body: JSON.stringify(payload),
+  });
+}
+
 /** Reads an error response into an `UpstreamError`, taking the message from the usual `error.message` field. */
-export async function readUpstreamError(providerId: string, response: Dispatcher.ResponseData): Promise<UpstreamError> {
+export async function readUpstreamError(providerId: string, response: UpstreamResponse): Promise<UpstreamError> {
   let text = '';
   try {
     text = await response.body.text();

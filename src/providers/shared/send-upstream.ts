@@ -1,7 +1,7 @@
-import { request, type Dispatcher, type FormData } from 'undici';
+import type { FormData } from 'undici';
 import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from './create-protocol-error.js';
-import { readUpstreamError, toUpstreamError, type UpstreamResponse } from './send-request.js';
+import { sendRequest, toUpstreamError, type UpstreamResponse } from './send-request.js';
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST';
@@ -13,7 +13,7 @@ export interface UpstreamRequest {
 
 /**
  * Sends any request to a configured provider: JSON, a multipart form, or a GET (job status).
- * Same rules as `postJson`: 2xx resolves with the open response, an error status or a transport
+ * Same rules as `sendRequest`: 2xx resolves with the open response, an error status or a transport
  * failure rejects with `UpstreamError`.
  */
 export async function sendUpstream(context: CallContext, url: string, init: UpstreamRequest): Promise<UpstreamResponse> {
@@ -26,22 +26,7 @@ export async function sendUpstream(context: CallContext, url: string, init: Upst
   } else if (init.form) {
     body = init.form;
   }
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(url, {
-      method: init.method,
-      headers,
-      body,
-      dispatcher: context.dispatcher,
-      signal: context.signal,
-      headersTimeout: provider.timeouts.firstByteMs,
-      bodyTimeout: provider.timeouts.idleMs,
-    });
-  } catch (error) {
-    throw toUpstreamError(provider.id, error);
-  }
-  if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  throw await readUpstreamError(provider.id, response);
+  return sendRequest(context, url, { method: init.method, headers, body });
 }
 
 /** Reads a binary answer (audio, an image), bounded so that a broken upstream cannot exhaust memory. */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import type { TaskRecord, TaskStatus } from '../../tasks/task-types.js';
 import type { Dialect } from '../create-store.js';
 import type { Database, TasksTable } from '../database.js';
@@ -6,24 +6,16 @@ import { toBigInt, toNumber } from '../convert.js';
 
 const openStatuses: TaskStatus[] = ['queued', 'in_progress'];
 
-export interface NewTaskRow {
-  id: string;
-  accountId: string;
-  keyId: string | null;
-  kind: string;
-  model: string;
-  provider: string;
-  input: Record<string, unknown>;
-  providerJobId: string | null;
-  reservationId: string | null;
-  reserved: bigint;
-  idempotencyKey: string | null;
-  requestId: string | null;
+/** A task as inserted: queued, with no attempts, cost or result yet. */
+export interface NewTaskRow
+  extends Pick<
+    TaskRecord,
+    'id' | 'accountId' | 'keyId' | 'kind' | 'model' | 'provider' | 'input' | 'providerJobId' | 'reservationId' | 'reserved' | 'idempotencyKey' | 'requestId' | 'createdAt'
+  > {
   nextPollAt: string;
   /** Held while the creating request submits the job, so that no worker polls it meanwhile. */
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
-  createdAt: string;
   expiresAt: string;
 }
 
@@ -90,13 +82,7 @@ export async function claimDueTasks(
     .select('id')
     .where('status', 'in', openStatuses)
     .where('next_poll_at', '<=', claim.now)
-    .where((eb) =>
-      eb.or([
-        eb('lease_expires_at', 'is', null),
-        eb('lease_expires_at', '<', claim.now),
-        eb.not(eb.exists(eb.selectFrom('instances').select('instances.id').whereRef('instances.id', '=', 'tasks.lease_owner'))),
-      ]),
-    )
+    .where((eb) => isLeaseFree(eb, claim.now))
     .orderBy('next_poll_at')
     .limit(claim.limit);
   if (dialect === 'postgres') due = due.forUpdate().skipLocked();
@@ -105,16 +91,19 @@ export async function claimDueTasks(
     .set((eb) => ({ lease_owner: claim.owner, lease_expires_at: claim.leaseUntil, row_version: eb('row_version', '+', 1) }))
     .where('id', 'in', due)
     .where('status', 'in', openStatuses)
-    .where((eb) =>
-      eb.or([
-        eb('lease_expires_at', 'is', null),
-        eb('lease_expires_at', '<', claim.now),
-        eb.not(eb.exists(eb.selectFrom('instances').select('instances.id').whereRef('instances.id', '=', 'tasks.lease_owner'))),
-      ]),
-    )
+    .where((eb) => isLeaseFree(eb, claim.now))
     .returningAll()
     .execute();
   return rows.map(toTaskRecord).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** No lease, a lease that ran out, or one whose holder is no longer a registered instance. */
+function isLeaseFree(eb: ExpressionBuilder<Database, 'tasks'>, now: string): Expression<SqlBool> {
+  return eb.or([
+    eb('lease_expires_at', 'is', null),
+    eb('lease_expires_at', '<', now),
+    eb.not(eb.exists(eb.selectFrom('instances').select('instances.id').whereRef('instances.id', '=', 'tasks.lease_owner'))),
+  ]);
 }
 
 /**
