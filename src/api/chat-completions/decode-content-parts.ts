@@ -1,6 +1,6 @@
 import type { ImagePart, ImageSource, TextPart, UserContentPart } from '../../core/content.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent, readEnum, readObject, readString, rejectUnknownKeys, type JsonObject } from './read-json-fields.js';
+import { isAbsent, readEnum, readObject, readString, rejectUnknownKeys, type JsonObject } from '../shared/read-json-fields.js';
 
 /**
  * `cache_control` is OpenRouter's prompt-caching hint on content parts. Clients written for

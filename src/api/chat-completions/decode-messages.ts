@@ -1,7 +1,7 @@
 import type { AssistantContentPart, AssistantMessage, Message, ToolCallPart } from '../../core/content.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeTextContent, decodeTextPart, decodeUserContent, readContentArray } from './decode-content-parts.js';
-import { isAbsent, readArray, readObject, readString, rejectUnknownKeys, type JsonObject } from './read-json-fields.js';
+import { isAbsent, readArray, readObject, readString, rejectUnknownKeys, type JsonObject } from '../shared/read-json-fields.js';
 
 const roleContentKeys = new Set(['role', 'content']);
 const toolKeys = new Set(['role', 'content', 'tool_call_id']);

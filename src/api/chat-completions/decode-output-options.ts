@@ -1,6 +1,6 @@
 import type { ReasoningOptions, ResponseFormat } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent, readBoolean, readEnum, readInteger, readObject, readString, rejectUnknownKeys } from './read-json-fields.js';
+import { isAbsent, readBoolean, readEnum, readInteger, readObject, readString, rejectUnknownKeys } from '../shared/read-json-fields.js';
 
 const jsonSchemaKeys = new Set(['name', 'schema', 'strict', 'description']);
 const reasoningKeys = new Set(['effort', 'max_tokens']);

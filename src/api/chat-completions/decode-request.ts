@@ -5,7 +5,7 @@ import type { DecodedTextCall, RequestedParameter } from '../shared/text-call.js
 import { decodeMessages } from './decode-messages.js';
 import { checkStreamOptions, decodeReasoningEffort, decodeReasoningObject, decodeResponseFormat } from './decode-output-options.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
-import { isAbsent, readBoolean, readInteger, readNumber, readObject, readString, rejectUnknownKeys } from './read-json-fields.js';
+import { isAbsent, readBoolean, readInteger, readNumber, readObject, readString, rejectUnknownKeys } from '../shared/read-json-fields.js';
 
 const handledFields = new Set<string>([
   ...routeFields,

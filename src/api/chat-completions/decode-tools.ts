@@ -1,6 +1,6 @@
 import type { ToolChoice, ToolDefinition } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent, readArray, readBoolean, readObject, readString, rejectUnknownKeys } from './read-json-fields.js';
+import { isAbsent, readArray, readBoolean, readObject, readString, rejectUnknownKeys } from '../shared/read-json-fields.js';
 
 const toolKeys = new Set(['type', 'function']);
 const functionKeys = new Set(['name', 'description', 'parameters', 'strict']);

@@ -2,7 +2,7 @@ import type { ImagePart, TextPart, UserContentPart } from '../../core/content.js
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import {
   isAbsent, isJsonObject, readEnum, readObject, readString, rejectUnknownKeys, type JsonObject,
-} from '../chat-completions/read-json-fields.js';
+} from '../shared/read-json-fields.js';
 
 /**
  * `cache_control` marks a prompt-cache breakpoint. Anthropic clients (Claude Code above all)

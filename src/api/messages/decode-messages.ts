@@ -2,7 +2,7 @@ import type { AssistantContentPart, Message, SystemMessage, ToolResultMessage, U
 import { invalidRequest } from '../../errors/gateway-error.js';
 import {
   isAbsent, isJsonObject, readArray, readBoolean, readObject, readString, rejectUnknownKeys, type JsonObject,
-} from '../chat-completions/read-json-fields.js';
+} from '../shared/read-json-fields.js';
 import { checkCacheControl, decodeImageBlock, decodeTextBlock, decodeToolResultContent, unsupportedBlockType } from './decode-content-blocks.js';
 
 const messageKeys = new Set(['role', 'content']);

@@ -1,6 +1,6 @@
 import type { ReasoningOptions, ResponseFormat } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent, readEnum, readInteger, readObject, readString, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { isAbsent, readEnum, readInteger, readObject, readString, rejectUnknownKeys } from '../shared/read-json-fields.js';
 
 /**
  * `thinking`: `enabled` with a token budget, `adaptive` (the model decides how much to think),

@@ -3,7 +3,7 @@ import type { CanonicalParameter, TextRequest } from '../../core/text-request.js
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeRouteRequest, routeFields } from '../shared/decode-route-request.js';
 import type { DecodedTextCall, RequestedParameter } from '../shared/text-call.js';
-import { isAbsent, readBoolean, readInteger, readNumber, readStringList } from '../chat-completions/read-json-fields.js';
+import { isAbsent, readBoolean, readInteger, readNumber, readStringList } from '../shared/read-json-fields.js';
 import { checkCacheControl } from './decode-content-blocks.js';
 import { decodeMessages, decodeSystem } from './decode-messages.js';
 import { decodeMetadataUser, decodeOutputConfig, decodeThinking } from './decode-output-options.js';

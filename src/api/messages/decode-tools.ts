@@ -1,6 +1,6 @@
 import type { ToolChoice, ToolDefinition } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent, readArray, readBoolean, readObject, readString, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { isAbsent, readArray, readBoolean, readObject, readString, rejectUnknownKeys } from '../shared/read-json-fields.js';
 import { checkCacheControl } from './decode-content-blocks.js';
 
 const toolKeys = new Set(['type', 'name', 'description', 'input_schema', 'cache_control', 'strict']);

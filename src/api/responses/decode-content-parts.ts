@@ -1,6 +1,6 @@
 import type { ImagePart, ImageSource, TextPart, UserContentPart } from '../../core/content.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent, readArray, readEnum, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { isAbsent, readArray, readEnum, readObject, rejectUnknownKeys } from '../shared/read-json-fields.js';
 import { expectString } from './validate-shape.js';
 
 const inputTextKeys = new Set(['type', 'text']);

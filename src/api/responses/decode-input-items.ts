@@ -1,7 +1,7 @@
 import type { AssistantContentPart, Message, ReasoningPart } from '../../core/content.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-content-parts.js';
-import { isAbsent, type JsonObject, readArray, readEnum, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { isAbsent, type JsonObject, readArray, readEnum, readObject, rejectUnknownKeys } from '../shared/read-json-fields.js';
 import { expectString } from './validate-shape.js';
 
 // `id` and `status` appear when a client sends the previous response's output items back;

@@ -8,7 +8,7 @@ import { decodeReasoning, decodeTextFormat } from './decode-text-options.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
 import { createDefaultEcho, type ResponsesEcho } from './responses-echo.js';
 import { refuseStatefulFields } from './refuse-stateful-fields.js';
-import { isAbsent, readBoolean, readNumber, readObject } from '../chat-completions/read-json-fields.js';
+import { isAbsent, readBoolean, readNumber, readObject } from '../shared/read-json-fields.js';
 import { expectPositiveInteger, expectString } from './validate-shape.js';
 
 const knownFields = new Set<string>([

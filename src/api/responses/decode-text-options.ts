@@ -1,7 +1,7 @@
 import type { ReasoningOptions, ResponseFormat } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import type { ReasoningWire, TextFormatWire } from './responses-wire.js';
-import { isAbsent, isJsonObject, readBoolean, readEnum, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { isAbsent, isJsonObject, readBoolean, readEnum, readObject, rejectUnknownKeys } from '../shared/read-json-fields.js';
 import { expectString } from './validate-shape.js';
 
 const textKeys = new Set(['format']);

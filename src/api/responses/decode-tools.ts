@@ -1,7 +1,7 @@
 import type { ToolChoice, ToolDefinition } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import type { FunctionToolWire, ToolChoiceWire } from './responses-wire.js';
-import { isAbsent, isJsonObject, readArray, readBoolean, readObject, rejectUnknownKeys } from '../chat-completions/read-json-fields.js';
+import { isAbsent, isJsonObject, readArray, readBoolean, readObject, rejectUnknownKeys } from '../shared/read-json-fields.js';
 import { expectString } from './validate-shape.js';
 
 const functionToolKeys = new Set(['type', 'name', 'description', 'parameters', 'strict']);

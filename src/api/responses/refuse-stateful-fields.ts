@@ -1,5 +1,5 @@
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
-import { isAbsent } from '../chat-completions/read-json-fields.js';
+import { isAbsent } from '../shared/read-json-fields.js';
 
 /**
  * The Responses API fields that depend on OpenAI keeping state (stored responses, conversations,

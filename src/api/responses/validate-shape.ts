@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../errors/gateway-error.js';
-import { isAbsent } from '../chat-completions/read-json-fields.js';
+import { isAbsent } from '../shared/read-json-fields.js';
 
 /**
  * Shape checks of the Responses request body that the shared readers (`read-json-fields.ts`) do
