@@ -33,8 +33,3 @@ function messageBytes(message: Message): number {
   }
   return bytes;
 }
-
-/** Rough output-token count of generated text, for streams cut off before the provider reported usage. */
-export function estimateTextTokens(text: string): number {
-  return Math.ceil(Buffer.byteLength(text) / 3);
-}

@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app-context.js';
 import type { DecodedTextCall } from '../api/shared/text-call.js';
 import type { Principal } from '../auth/principal.js';
-import { estimatePromptTokens, estimateTextTokens } from '../billing/estimate-tokens.js';
+import { countRequestTokens, countTextTokens } from '../billing/count-tokens.js';
+import { estimatePromptTokens } from '../billing/estimate-tokens.js';
 import { priceTextUsage } from '../billing/pricing.js';
 import type { ApiEndpoint } from '../config/types.js';
 import type { StreamPart } from '../core/stream-part.js';
@@ -53,6 +54,8 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   });
   await admitRequest(context, principal, candidates[0].model);
   const prompt = estimatePromptTokens(call.request);
+  let counted: Promise<number> | undefined;
+  const countPrompt = () => (counted ??= countRequestTokens(call.request));
   const owner = { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId };
   let lastFailure: UpstreamError | undefined;
 
@@ -71,7 +74,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     try {
       if (!request.stream) {
         const result = await adapter.generate(request, callContext);
-        const usage = result.usage.estimated ? estimateResultUsage(result, prompt.tokens) : result.usage;
+        const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
         const charged = await context.ledger.settle(reservation, priceTextUsage(candidate.endpoint.pricing, usage, prompt.images));
         context.health.recordSuccess(candidate.healthKey, performance.now() - startedAt);
         input.onSettled?.(candidate, { usage, cost: charged, status: 'completed' });
@@ -84,6 +87,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         ledger: context.ledger,
         health: context.health,
         prompt,
+        countPrompt,
         startedAt,
         onSettled: (settlement) => input.onSettled?.(candidate, settlement),
       });
@@ -102,8 +106,9 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   throw lastFailure ? toClientError(lastFailure, candidates.length) : new GatewayError('no_available_provider', `No provider could serve '${call.route.model}'`);
 }
 
-function estimateResultUsage(result: TextResult, promptTokens: number): Usage {
+/** Usage counted with the tokenizer, for an answer whose provider reported none. */
+async function estimateResultUsage(result: TextResult, countPrompt: () => Promise<number>): Promise<Usage> {
   let text = '';
-  for (const part of result.content) text += part.type === 'tool-call' ? part.arguments : part.text;
-  return { promptTokens, completionTokens: estimateTextTokens(text), estimated: true };
+  for (const part of result.content) text += part.type === 'tool-call' ? part.name + part.arguments : part.text;
+  return { promptTokens: await countPrompt(), completionTokens: await countTextTokens(text), estimated: true };
 }

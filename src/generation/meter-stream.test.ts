@@ -48,6 +48,7 @@ describe('meterStream', () => {
         ledger,
         health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 1000 }),
         prompt: { tokens: 10, images: 0 },
+        countPrompt: async () => 12,
         startedAt: performance.now(),
         onSettled: (settlement) => settlements.push(settlement),
       }),
@@ -95,7 +96,8 @@ describe('meterStream', () => {
     await metered.close();
     expect(settlements).toHaveLength(1);
     expect(settlements[0].status).toBe('aborted');
-    expect(settlements[0].usage).toMatchObject({ promptTokens: 10, completionTokens: 5, estimated: true });
+    // The prompt as the tokenizer counts it; 'one two three' is three o200k tokens.
+    expect(settlements[0].usage).toMatchObject({ promptTokens: 12, completionTokens: 3, estimated: true });
     expect(closed.value).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import type { Ledger, Reservation } from '../billing/ledger.js';
-import { estimateTextTokens } from '../billing/estimate-tokens.js';
+import { countTextTokens } from '../billing/count-tokens.js';
 import { priceTextUsage } from '../billing/pricing.js';
 import type { StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
@@ -42,7 +42,7 @@ export function meterStream(
       // A generator that never started skips its finally on return(): settle here instead.
       if (!state.settled) {
         state.settled = true;
-        const usage: Usage = { promptTokens: options.prompt.tokens, completionTokens: 0, estimated: true };
+        const usage: Usage = { promptTokens: await options.countPrompt(), completionTokens: 0, estimated: true };
         const charged = await options.ledger.settle(options.reservation, priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images));
         options.onSettled({ usage, cost: charged, status: 'aborted', errorCode: 'client_closed' });
       }
@@ -58,6 +58,8 @@ interface MeterOptions {
   ledger: Ledger;
   health: EndpointHealth;
   prompt: { tokens: number; images: number };
+  /** Counts the prompt with the tokenizer, for streams whose provider reports no usage. */
+  countPrompt: () => Promise<number>;
   startedAt: number;
   onSettled: (settlement: StreamSettlement) => void;
 }
@@ -75,13 +77,13 @@ async function* readMetered(
     options.onSettled({ usage, cost: charged, status, errorCode });
     return charged;
   };
-  const delivered = (): Usage => ({ promptTokens: options.prompt.tokens, completionTokens: estimateTextTokens(outputBytes), estimated: true });
+  const delivered = async (): Promise<Usage> => ({ promptTokens: await options.countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });
   try {
     for await (const part of parts) {
       if (part.type === 'text-delta' || part.type === 'reasoning-delta') outputBytes += part.text;
       else if (part.type === 'tool-call-delta') outputBytes += part.argumentsDelta;
       if (part.type === 'finish') {
-        const usage = part.usage.estimated ? delivered() : part.usage;
+        const usage = part.usage.estimated ? await delivered() : part.usage;
         const elapsedSeconds = (performance.now() - options.startedAt) / 1000;
         options.health.recordSuccess(options.candidate.healthKey, performance.now() - options.startedAt, usage.completionTokens / Math.max(elapsedSeconds, 0.001));
         const cost = await settle(usage, 'completed');
@@ -90,13 +92,13 @@ async function* readMetered(
       }
       if (part.type === 'error') {
         options.health.recordFailure(options.candidate.healthKey);
-        await settle(delivered(), 'failed', part.error.code);
+        await settle(await delivered(), 'failed', part.error.code);
         yield part;
         return;
       }
       yield part;
     }
   } finally {
-    if (!state.settled) await settle(delivered(), 'aborted', 'client_closed');
+    if (!state.settled) await settle(await delivered(), 'aborted', 'client_closed');
   }
 }
