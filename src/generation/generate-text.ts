@@ -16,6 +16,7 @@ import { admitRequest } from '../limits/admit-request.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import { planReservation } from './plan-reservation.js';
+import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
 import { toClientError } from './to-client-error.js';
 
 export interface TextGenerationInput {
@@ -61,7 +62,9 @@ export async function generateText(context: AppContext, input: TextGenerationInp
 
   for (const candidate of candidates) {
     if (input.signal.aborted) break;
-    const { request, reservation } = await planReservation(context.ledger, candidate, call.request, prompt, owner);
+    const planned = await planReservation(context.ledger, candidate, call.request, prompt, owner);
+    const { reservation } = planned;
+    const request = untagRequestSignatures(planned.request, candidate.provider.api);
     const adapter = context.providers.textAdapter(candidate.provider.api);
     const callContext = {
       provider: candidate.provider,
@@ -73,7 +76,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     context.health.begin(candidate.healthKey);
     try {
       if (!request.stream) {
-        const result = await adapter.generate(request, callContext);
+        const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
         const charged = await context.ledger.settle(reservation, priceTextUsage(candidate.endpoint.pricing, usage, prompt.images));
         context.health.recordSuccess(candidate.healthKey, performance.now() - startedAt);

@@ -5,6 +5,7 @@ import type { StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { EndpointHealth } from '../routing/endpoint-health.js';
+import { tagSignature } from './tag-signatures.js';
 
 export interface StreamSettlement {
   usage: Usage;
@@ -96,7 +97,7 @@ async function* readMetered(
         yield part;
         return;
       }
-      yield part;
+      yield part.type === 'reasoning-signature' ? { ...part, signature: tagSignature(options.candidate.provider.api, part.signature) } : part;
     }
   } finally {
     if (!state.settled) await settle(await delivered(), 'aborted', 'client_closed');
