@@ -3,11 +3,12 @@ import { performance } from 'node:perf_hooks';
 import type { ImageJobState } from '../core/image-request.js';
 import type { ImageAdapter } from '../providers/media-adapter.js';
 import type { CallContext } from '../providers/provider-adapter.js';
-import { createAbortedError } from '../providers/shared/send-request.js';
 
 /**
  * Polls a queued provider job while the client waits, until it ends or `windowMs` passes; then
- * answers the last state (still `pending` when the window ran out).
+ * answers the last state (still `pending` when the window ran out). A client that leaves does
+ * not stop the job, which the provider will charge for: the wait ends early with the job still
+ * `pending`, so that it continues as a task and is settled like any other.
  */
 export async function waitForImageJob(
   state: ImageJobState,
@@ -22,10 +23,11 @@ export async function waitForImageJob(
     if (remaining <= 0) return current;
     try {
       await sleep(Math.min(timing.pollIntervalMs, remaining), undefined, { signal: call.signal });
+      current = await adapter.poll(current.job, call);
     } catch (error) {
-      throw createAbortedError(call.provider.id, error);
+      if (call.signal.aborted) return current;
+      throw error;
     }
-    current = await adapter.poll(current.job, call);
   }
   return current;
 }
