@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './is-postgres.js';
 
 /**
  * The reservation as one server-side function on PostgreSQL, called in autocommit: one round
@@ -63,13 +64,4 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   if (!(await isPostgres(db))) return;
   await sql.raw('drop function if exists switchyard_reserve(text, text, text, text, bigint, text, text, text)').execute(db);
   await sql.raw('drop function if exists switchyard_release(text)').execute(db);
-}
-
-async function isPostgres(db: Kysely<unknown>): Promise<boolean> {
-  try {
-    await sql`select version()`.execute(db);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,4 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
+import type pg from 'pg';
 import type { Store } from '../create-store.js';
 import { reserveFunds, type ReserveOutcome } from './ledger.js';
 
@@ -14,20 +15,14 @@ export interface ReservationInput {
 }
 
 /**
- * The reservation in one round trip: PostgreSQL calls `switchyard_reserve` (migration
- * 2026-11-22-2310) in autocommit; SQLite runs prepared statements in one synchronous
- * transaction, shared by the reservations of one event-loop turn. The same checks as `reserveFunds`: neither the balance nor the key's limit can
- * go below zero, whatever runs at the same time.
+ * The reservation in one round trip: PostgreSQL calls `switchyard_reserve_many` (migration
+ * 2026-11-24-2320) in autocommit, for the reservations queued while the previous call ran;
+ * SQLite runs prepared statements in one synchronous transaction, shared by the reservations of
+ * one event-loop turn. The same checks as `reserveFunds`: neither the balance nor the key's
+ * limit can go below zero, whatever runs at the same time.
  */
 export async function reserveOnce(store: Store, input: ReservationInput): Promise<ReserveOutcome> {
-  if (store.pool) {
-    const result = await store.pool.query<{ outcome: ReserveOutcome }>({
-      name: 'switchyard_reserve',
-      text: 'select switchyard_reserve($1, $2, $3, $4, $5, $6, $7, $8) as outcome',
-      values: [input.id, input.accountId, input.keyId, input.requestId, input.amount.toString(), input.createdAt, input.expiresAt, input.instanceId],
-    });
-    return result.rows[0].outcome;
-  }
+  if (store.pool) return reserveInPostgresBatch(store.pool, input);
   const database = store.sqlite!;
   // Kysely holds SQLite's one connection inside an open transaction across awaits (the task
   // engine does); statements run now would join it. Go through Kysely then, which waits its turn.
@@ -42,6 +37,62 @@ export async function reserveOnce(store: Store, input: ReservationInput): Promis
     });
   }
   return reserveInNextBatch(database, input);
+}
+
+interface PostgresBatcher {
+  inFlight: boolean;
+  queued: PendingReservation[];
+}
+
+const postgresBatchers = new WeakMap<pg.Pool, PostgresBatcher>();
+
+/**
+ * Group commit for PostgreSQL reservations: at most one `switchyard_reserve_many` call per pool is
+ * in flight; the reservations asked for meanwhile queue and go together in the next call, which
+ * starts when the previous one ends. Idle, a reservation goes at once (a batch of one); under load
+ * one call, one commit and one hold of a hot account's row lock serve many requests. Each still
+ * answers only when its call has returned, in order, checked against those before it.
+ */
+function reserveInPostgresBatch(pool: pg.Pool, input: ReservationInput): Promise<ReserveOutcome> {
+  let batcher = postgresBatchers.get(pool);
+  if (!batcher) {
+    batcher = { inFlight: false, queued: [] };
+    postgresBatchers.set(pool, batcher);
+  }
+  const promise = new Promise<ReserveOutcome>((resolve, reject) => batcher.queued.push({ input, resolve, reject }));
+  if (!batcher.inFlight) void sendPostgresBatch(pool, batcher);
+  return promise;
+}
+
+async function sendPostgresBatch(pool: pg.Pool, batcher: PostgresBatcher): Promise<void> {
+  batcher.inFlight = true;
+  while (batcher.queued.length > 0) {
+    const batch = batcher.queued;
+    batcher.queued = [];
+    const inputs = batch.map((entry) => entry.input);
+    try {
+      const result = await pool.query<{ outcomes: ReserveOutcome[] }>({
+        name: 'switchyard_reserve_many',
+        text: 'select switchyard_reserve_many($1, $2, $3, $4, $5::bigint[], $6, $7, $8) as outcomes',
+        values: [
+          inputs.map((one) => one.id),
+          inputs.map((one) => one.accountId),
+          inputs.map((one) => one.keyId),
+          inputs.map((one) => one.requestId),
+          inputs.map((one) => one.amount.toString()),
+          inputs.map((one) => one.createdAt),
+          inputs.map((one) => one.expiresAt),
+          inputs.map((one) => one.instanceId),
+        ],
+      });
+      const { outcomes } = result.rows[0];
+      batch.forEach((entry, index) => entry.resolve(outcomes[index]));
+    } catch (error) {
+      // The call is one transaction: nothing of it was applied, and each caller hears why.
+      for (const entry of batch) entry.reject(error);
+    }
+  }
+  batcher.inFlight = false;
 }
 
 interface PendingReservation {
