@@ -26,7 +26,8 @@ const USAGE = `npm run bench -- [options]
   --log-level LEVEL       Switchyard LOG_LEVEL (default info)
   --database-url URL      PostgreSQL of the scale-out targets (default BENCH_DATABASE_URL); each run uses a schema of its own
   --redis-url URL         Redis of the scale-out targets (default BENCH_REDIS_URL)
-  --profile               also run Switchyard under node --cpu-prof and print its hot spots
+  --profile               also run the first of switchyard, switchyard-pg, switchyard-pg-many in --targets
+                          under node --cpu-prof and print its hot spots
   --out DIR               results directory (default bench/results)
   --timeout S             give up and clean up after S seconds (default 600)`;
 

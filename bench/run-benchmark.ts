@@ -111,6 +111,7 @@ export interface BenchmarkResult {
 }
 
 const PROFILE_NAME = 'switchyard.cpuprofile';
+const PROFILABLE_TARGETS: readonly TargetName[] = ['switchyard', 'switchyard-pg', 'switchyard-pg-many'];
 const PROMPT = 'Please write a short friendly greeting for the load benchmark';
 
 function requestBody(model: string, mode: Mode): string {
@@ -283,11 +284,11 @@ async function measureTarget(target: RunningTarget, options: BenchmarkOptions, s
 }
 
 /** Runs Switchyard once more under --cpu-prof with the same load and summarizes where CPU goes. */
-async function profileSwitchyard(options: BenchmarkOptions, simulator: RunningSimulator, directory: string): Promise<ProfileSummary | null> {
+async function profileSwitchyard(name: TargetName, options: BenchmarkOptions, simulator: RunningSimulator, directory: string): Promise<ProfileSummary | null> {
   const profileDirectory = options.profileDirectory ?? join(directory, 'profile');
   const file = join(profileDirectory, PROFILE_NAME);
   await rm(file, { force: true });
-  const target = await startTarget('switchyard', options, simulator, directory, ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, `--cpu-prof-name=${PROFILE_NAME}`]);
+  const target = await startTarget(name, options, simulator, directory, ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, `--cpu-prof-name=${PROFILE_NAME}`]);
   try {
     for (const mode of options.modes) {
       const requests = mode === 'json' ? options.requests : options.streamRequests;
@@ -358,9 +359,11 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         await target.stop();
       }
     }
-    if (options.profile && options.targets.includes('switchyard')) {
-      log('switchyard: profiling (node --cpu-prof), not measured');
-      profile = await profileSwitchyard(options, simulator, directory);
+    // One process to profile: the first single-instance Switchyard target of the run.
+    const profiled = options.targets.find((name) => PROFILABLE_TARGETS.includes(name));
+    if (options.profile && profiled) {
+      log(`${profiled}: profiling (node --cpu-prof), not measured`);
+      profile = await profileSwitchyard(profiled, options, simulator, directory);
     }
     await simulator.stop();
   } finally {
