@@ -86,6 +86,7 @@ const ProviderSchema = Type.Object(
     api_key: Type.Optional(Type.String()),
     enabled: Type.Optional(Type.Boolean()),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    pass_through: Type.Optional(Type.Boolean({ description: 'relay same-protocol requests natively (default true)' })),
     timeouts: Type.Optional(
       Type.Object(
         { connect_ms: Type.Optional(PositiveInteger), first_byte_ms: Type.Optional(PositiveInteger), idle_ms: Type.Optional(PositiveInteger) },

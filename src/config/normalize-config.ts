@@ -70,6 +70,7 @@ function normalizeProvider(entry: ProviderEntry): ProviderConfig {
     // A provider written without `api_key` (a local vLLM, say) is on; one whose key variable is unset is off.
     enabled: entry.enabled ?? (entry.api_key === undefined || apiKey !== ''),
     headers: entry.headers ?? {},
+    passThrough: entry.pass_through ?? true,
     timeouts: {
       connectMs: entry.timeouts?.connect_ms ?? defaultTimeouts.connectMs,
       firstByteMs: entry.timeouts?.first_byte_ms ?? defaultTimeouts.firstByteMs,

@@ -25,6 +25,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     },
     telegram: readTelegramConfig(env),
     corsOrigins: readCorsOrigins(env),
+    passThrough: readSwitch(env, 'SWITCHYARD_PASS_THROUGH', true),
   };
 }
 
@@ -36,4 +37,12 @@ function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min
     throw new ConfigError(`environment variable ${name}: expected an integer from ${min} to ${max}, got "${text}"`);
   }
   return value;
+}
+
+function readSwitch(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  if (text === '1' || text === 'true') return true;
+  if (text === '0' || text === 'false') return false;
+  throw new ConfigError(`environment variable ${name}: expected 1, 0, true or false, got "${text}"`);
 }

@@ -32,6 +32,12 @@ export interface ProviderConfig {
   enabled: boolean;
   /** Extra headers sent on every upstream request (e.g. OpenRouter's HTTP-Referer). */
   headers: Record<string, string>;
+  /**
+   * Whether Messages (anthropic) or Chat Completions (openai) requests may be relayed natively
+   * (`generation/plan-pass-through.ts`). Off for an OpenAI-compatible server whose answers need
+   * the translation's normalizing (content arrays, reasoning fields of its own).
+   */
+  passThrough?: boolean;
   timeouts: ProviderTimeouts;
 }
 
@@ -123,6 +129,11 @@ export interface ServerConfig {
   telegram?: TelegramConfig | null;
   /** Browser origins allowed by CORS (`*` for any); empty or absent: no CORS headers. */
   corsOrigins?: string[];
+  /**
+   * The native pass-through for Messages → anthropic and Chat Completions → openai endpoints
+   * (`SWITCHYARD_PASS_THROUGH`, default on); false translates every request.
+   */
+  passThrough?: boolean;
 }
 
 export interface TelegramConfig {

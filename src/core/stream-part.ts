@@ -35,7 +35,16 @@ export type StreamPart =
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   /** `cost` (nano-USD) is set by the gateway after pricing, before the part reaches an encoder. */
-  | { type: 'finish'; finishReason: FinishReason; stopSequence?: string; stopDetails?: StopDetails; usage: Usage; cost?: bigint }
+  | {
+      type: 'finish';
+      finishReason: FinishReason;
+      stopSequence?: string;
+      stopDetails?: StopDetails;
+      usage: Usage;
+      cost?: bigint;
+      /** Pass-through only: the provider's closing events, held back to be sent with the cost. */
+      held?: HeldEvent[];
+    }
   | { type: 'error'; error: StreamError };
 
 export interface StreamError {
@@ -48,3 +57,22 @@ export interface StreamError {
   /** HTTP-like status describing the failure: 504 for `upstream_timeout`, 429 for `rate_limited`, else 502. */
   status: number;
 }
+
+/**
+ * The native pass-through relays the provider's own events (see `generation/plan-pass-through.ts`):
+ * each goes to the client as `frame`, already rewritten where the gateway must (its id, model,
+ * tagged signatures), next to the canonical parts that the meter reads for usage and errors.
+ */
+export interface RelayFrame {
+  type: 'relay-frame';
+  /** A complete SSE frame (`event: …\ndata: …\n\n`). */
+  frame: string;
+}
+
+/** A provider event held until the charge is known; `data` is a JSON object, or a sentinel such as `[DONE]`. */
+export interface HeldEvent {
+  event?: string;
+  data: Record<string, unknown> | string;
+}
+
+export type RelayedPart = StreamPart | RelayFrame;

@@ -19,7 +19,9 @@ import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import { GatewayError, invalidRequest } from '../errors/gateway-error.js';
 import { preferServedEndpoint } from '../routing/prompt-cache-affinity.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
+import { planPassThrough } from './plan-pass-through.js';
 import { planReservation } from './plan-reservation.js';
+import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
 
 export interface TextGenerationInput {
@@ -34,11 +36,17 @@ export interface TextGenerationInput {
    * charge; the request log row it answers is committed together with the charge.
    */
   onSettled?: (candidate: Candidate, settlement: StreamSettlement) => RequestRecord | undefined;
+  /**
+   * The client's body as it came, for the native pass-through (`plan-pass-through.ts`) when the
+   * chosen endpoint speaks the client's style; absent when pass-through is off.
+   */
+  body?: Record<string, unknown>;
 }
 
 export type TextGenerationOutcome =
-  | { stream: false; candidate: Candidate; result: TextResult; cost: bigint }
-  | { stream: true; candidate: Candidate; parts: AsyncIterable<StreamPart>; /** Call once the response is over. */ close(): Promise<void> };
+  | { stream: false; relayed?: false; candidate: Candidate; result: TextResult; cost: bigint }
+  | { stream: true; relayed?: false; candidate: Candidate; parts: AsyncIterable<StreamPart>; /** Call once the response is over. */ close(): Promise<void> }
+  | (RelayOutcome & { candidate: Candidate });
 
 /**
  * The text request path: route → reserve → call the provider → settle, in the candidate loop
@@ -87,6 +95,25 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
     try {
+      // Decided on the planned request: its reasoning before advisory reasoning was dropped for this endpoint.
+      const passThrough = planPassThrough(input.api, input.body, candidate, planned.request);
+      if (passThrough) {
+        const relayed = await relayText(context, {
+          candidate,
+          plan: passThrough,
+          request,
+          reservation,
+          requestId: input.requestId,
+          callContext,
+          prompt,
+          countPrompt,
+          startedAt,
+          health: () => control.keepHealth(),
+          onSettled: (settlement) => input.onSettled?.(candidate, settlement),
+        });
+        rememberServer(candidate);
+        return relayed;
+      }
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
@@ -94,7 +121,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         // The request log row commits together with the charge (its cost is what was charged).
         const charged = await context.ledger.settle(reservation, cost, input.onSettled?.(candidate, { usage, cost, status: 'completed' }));
         rememberServer(candidate);
-        return { stream: false as const, result: { ...result, usage }, cost: charged };
+        return { stream: false as const, relayed: false as const, result: { ...result, usage }, cost: charged };
       }
       const parts = await adapter.stream(request, callContext);
       // From here the meter settles the reservation and reports to the breaker when the stream ends.
@@ -109,7 +136,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         onSettled: (settlement) => input.onSettled?.(candidate, settlement),
       });
       rememberServer(candidate);
-      return { stream: true as const, parts: metered.parts, close: metered.close };
+      return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close };
     } catch (error) {
       await context.ledger.release(reservation);
       if (error instanceof GatewayError) throw inClientTerms(error, call.parameters);

@@ -1,7 +1,7 @@
 import type { Ledger, Reservation } from '../billing/ledger.js';
 import { countTextTokens } from '../billing/count-tokens.js';
 import { priceTextUsage } from '../billing/pricing.js';
-import type { StreamPart } from '../core/stream-part.js';
+import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord } from '../store/repositories/requests.js';
@@ -16,8 +16,8 @@ export interface StreamSettlement {
   errorCode?: string;
 }
 
-export interface MeteredStream {
-  parts: AsyncIterable<StreamPart>;
+export interface MeteredStream<P extends RelayedPart = StreamPart> {
+  parts: AsyncIterable<P>;
   /**
    * Ends the stream if it is still open: settles for what was generated (nothing, when it was
    * never read — the client left before the first frame) and closes the provider stream.
@@ -32,10 +32,10 @@ export interface MeteredStream {
  * generated so far, estimated from the text when the provider never said. Exactly one
  * settlement, whichever way the stream ends.
  */
-export function meterStream(
-  parts: AsyncIterable<StreamPart>,
+export function meterStream<P extends RelayedPart>(
+  parts: AsyncIterable<P>,
   options: MeterOptions,
-): MeteredStream {
+): MeteredStream<P> {
   const state = { settled: false };
   const metered = readMetered(parts, options, state);
   return {
@@ -69,11 +69,11 @@ interface MeterOptions {
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
 }
 
-async function* readMetered(
-  parts: AsyncIterable<StreamPart>,
+async function* readMetered<P extends RelayedPart>(
+  parts: AsyncIterable<P>,
   options: MeterOptions,
   state: { settled: boolean },
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<P> {
   let outputBytes = '';
   const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: string): Promise<bigint> => {
     state.settled = true;
@@ -82,7 +82,9 @@ async function* readMetered(
   };
   const delivered = async (): Promise<Usage> => ({ promptTokens: await options.countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });
   try {
-    for await (const part of parts) {
+    for await (const item of parts) {
+      // Relayed frames (pass-through) go by untouched; the canonical parts beside them are read.
+      const part: RelayedPart = item;
       if (part.type === 'text-delta' || part.type === 'reasoning-delta') outputBytes += part.text;
       else if (part.type === 'tool-call-delta') outputBytes += part.argumentsDelta;
       if (part.type === 'finish') {
@@ -90,7 +92,7 @@ async function* readMetered(
         const elapsedSeconds = (performance.now() - options.startedAt) / 1000;
         options.health.succeeded(performance.now() - options.startedAt, usage.completionTokens / Math.max(elapsedSeconds, 0.001));
         const cost = await settle(usage, 'completed');
-        yield { ...part, usage, cost };
+        yield { ...part, usage, cost } as P;
         return;
       }
       if (part.type === 'error') {
@@ -102,10 +104,10 @@ async function* readMetered(
         }
         options.health.failed();
         await settle(await delivered(), 'failed', part.error.code);
-        yield part;
+        yield item;
         return;
       }
-      yield part.type === 'reasoning-signature' ? { ...part, signature: tagSignature(options.candidate.provider.api, part.signature) } : part;
+      yield part.type === 'reasoning-signature' ? ({ ...part, signature: tagSignature(options.candidate.provider.api, part.signature) } as P) : item;
     }
   } finally {
     options.health.end();

@@ -38,12 +38,19 @@ export function untagRequestSignatures(request: TextRequest, api: ProviderApi): 
 
 function untagPart(part: AssistantContentPart, api: ProviderApi): AssistantContentPart {
   if (part.type !== 'reasoning' || !part.signature) return part;
-  const at = part.signature.indexOf(separator);
-  const tag = at > 0 ? part.signature.slice(0, at) : undefined;
-  if (tag === undefined || !isProviderApi(tag)) return part;
-  if (tag === api) return { ...part, signature: part.signature.slice(at + 1) };
+  const tagged = readSignatureTag(part.signature);
+  if (!tagged) return part;
+  if (tagged.api === api) return { ...part, signature: tagged.signature };
   const { signature: _dropped, ...unsigned } = part;
   return unsigned;
+}
+
+/** The protocol a signature was tagged with and the provider's own signature; undefined when untagged. */
+export function readSignatureTag(signature: string): { api: ProviderApi; signature: string } | undefined {
+  const at = signature.indexOf(separator);
+  const tag = at > 0 ? signature.slice(0, at) : undefined;
+  if (tag === undefined || !isProviderApi(tag)) return undefined;
+  return { api: tag, signature: signature.slice(at + 1) };
 }
 
 function isProviderApi(value: string): value is ProviderApi {

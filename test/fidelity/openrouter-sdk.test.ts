@@ -45,7 +45,8 @@ describe('@openrouter/sdk', () => {
     const result = await client.chat.send({ chatRequest: { model, messages: [{ role: 'user', content: 'Say hello' }], stream: false } });
     if (!('choices' in result)) throw new Error('expected a complete chat result');
     expect(result.model).toBe(model);
-    expect(result.systemFingerprint).toBeNull();
+    // An openai-wire model is relayed natively: the provider's own fingerprint (null when translated).
+    expect(result.systemFingerprint).toBe(model === 'sim/openai-model' ? 'fp_simulator' : null);
     expect(result.choices[0]?.message.content).toMatch(/^Simulated reply from /);
     expect(result.usage?.completionTokens).toBe(16);
   });

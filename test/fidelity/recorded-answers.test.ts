@@ -125,6 +125,27 @@ describe('Anthropic stream shapes', () => {
     expect(completion.choices[0]!.message.tool_calls).toMatchObject([{ function: { name: 'rollDie', arguments: '{"player":"player2"}' } }]);
   });
 
+  it('through the native pass-through, the same recording reaches a Messages client as Anthropic sent it, with the gateway id, model and cost', async () => {
+    replay.play(recording('anthropic/recorded-content-in-message-start.sse'));
+    const stream = anthropic.messages.stream({ model: 'rec/anthropic-native', max_tokens: 1024, messages: user('roll') });
+    const message = await stream.finalMessage();
+    expect(message.stop_reason).toBe('tool_use');
+    // Anthropic's own `caller` (a tool called from code execution) survives: nothing re-encodes the blocks.
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'toolu_015dGLMbwBKv1ZRQr6KdJzeH', name: 'rollDie', input: { player: 'player2' }, caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_01MzSrFWsmzBdcoQkGWLyRjK' } },
+    ]);
+    expect(message.model).toBe('rec/anthropic-native');
+    expect(message.id).toBe((await stream.withResponse()).response.headers.get('x-request-id'));
+
+    // The SDK keeps only Anthropic's own usage fields of `message_delta`; the cost is on the wire.
+    replay.play(recording('anthropic/recorded-content-in-message-start.sse'));
+    const raw = await sendJson(gateway, gateway.key, 'POST', '/v1/messages', { model: 'rec/anthropic-native', max_tokens: 1024, messages: user('roll'), stream: true });
+    const events = await readSseEvents(raw);
+    const delta = events.map((event) => JSON.parse(event.data) as { type: string; delta?: { stop_reason?: string }; usage?: { cost?: number } }).find((data) => data.type === 'message_delta');
+    expect(delta?.delta?.stop_reason).toBe('tool_use');
+    expect(delta?.usage).toHaveProperty('cost');
+  });
+
   it("a tool's whole input in content_block_start reaches the client", async () => {
     replay.play(recording('anthropic/recorded-tool-input-in-block-start.sse'));
     const completion = await openai.chat.completions.stream({ model: 'rec/anthropic', messages: user('play') }).finalChatCompletion();

@@ -23,7 +23,7 @@ interface ChunkChoice {
   logprobs: null;
 }
 
-const done = 'data: [DONE]\n\n';
+export const done = 'data: [DONE]\n\n';
 
 /**
  * Canonical stream parts → OpenAI `chat.completion.chunk` SSE frames, each a complete
@@ -106,7 +106,8 @@ export async function* encodeChatCompletionsStream(parts: AsyncIterable<StreamPa
   yield done;
 }
 
-function errorFrame(error: StreamError, meta: ResponseMeta): string {
+/** The in-band error chunk that ends a failed stream (OpenRouter's shape); `[DONE]` follows it. */
+export function errorFrame(error: StreamError, meta: ResponseMeta): string {
   return frame({
     id: meta.id,
     object: 'chat.completion.chunk',

@@ -3,7 +3,8 @@ import type { AppContext } from '../../app-context.js';
 import { handleTextRequest, type TextStyle } from '../shared/handle-text-request.js';
 import { decodeChatCompletionsRequest } from './decode-request.js';
 import { encodeChatCompletionsResponse } from './encode-response.js';
-import { encodeChatCompletionsStream } from './encode-stream.js';
+import { done, encodeChatCompletionsStream, errorFrame } from './encode-stream.js';
+import { encodeUsage } from './encode-usage.js';
 
 const chatStyle: TextStyle<undefined> = {
   api: 'chat',
@@ -11,6 +12,7 @@ const chatStyle: TextStyle<undefined> = {
   encodeResponse: (result, meta, cost) => encodeChatCompletionsResponse(result, meta, cost),
   encodeStream: (parts, meta) => encodeChatCompletionsStream(parts, meta),
   heartbeatFrame: ': keep-alive\n\n',
+  relay: { encodeUsage, errorFrames: (error, meta) => [errorFrame(error, meta), done] },
 };
 
 /** POST /v1/chat/completions in OpenAI's style, for every text model. */

@@ -145,7 +145,7 @@ function messageStart(meta: ResponseMeta, usage: Usage | undefined): string {
 }
 
 /** Anthropic's error body, with the gateway envelope's `code`, `status` and `metadata` beside `type`. */
-function errorEvent(error: StreamError, meta: ResponseMeta): string {
+export function errorEvent(error: StreamError, meta: ResponseMeta): string {
   return event('error', {
     type: 'error',
     error: {

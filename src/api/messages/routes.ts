@@ -4,7 +4,8 @@ import { handleTextRequest, type TextStyle } from '../shared/handle-text-request
 import { registerCountTokensRoute } from './count-tokens-route.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { encodeMessagesResponse } from './encode-response.js';
-import { encodeMessagesStream } from './encode-stream.js';
+import { encodeMessagesStream, errorEvent } from './encode-stream.js';
+import { encodeUsage } from './encode-usage.js';
 
 const messagesStyle: TextStyle<undefined> = {
   api: 'messages',
@@ -13,6 +14,7 @@ const messagesStyle: TextStyle<undefined> = {
   encodeStream: (parts, meta) => encodeMessagesStream(parts, meta),
   // Anthropic's own keep-alive is a ping event, which its SDK expects and ignores.
   heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
+  relay: { encodeUsage, errorFrames: (error, meta) => [errorEvent(error, meta)] },
 };
 
 /**

@@ -5,6 +5,7 @@ import type { TextResult } from '../../core/text-result.js';
 import { startRequestRecord } from '../../billing/start-request-record.js';
 import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
 import { writeSse } from '../../http/write-sse.js';
+import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 
 /** What differs between /chat/completions, /responses and /messages: the wire style. */
@@ -14,6 +15,8 @@ export interface TextStyle<Extra> {
   encodeResponse(result: TextResult, meta: ResponseMeta, cost: bigint, extra: Extra): unknown;
   encodeStream(parts: AsyncIterable<StreamPart>, meta: ResponseMeta, extra: Extra): AsyncIterable<string>;
   heartbeatFrame: string;
+  /** Set by the styles that have a native pass-through (Messages, Chat Completions). */
+  relay?: RelayStyle;
 }
 
 const heartbeatMs = 15_000;
@@ -48,6 +51,7 @@ export async function handleTextRequest<Extra>(
       signal: controller.signal,
       // The row commits together with the charge, in the ledger's next batch.
       onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
+      body: style.relay && context.config.server.passThrough !== false ? body : undefined,
     });
   } catch (error) {
     await record.failed(error);
@@ -57,13 +61,18 @@ export async function handleTextRequest<Extra>(
   reply.header('x-switchyard-provider', outcome.candidate.provider.id);
   if (!outcome.stream) {
     await record.admitted;
+    if (outcome.relayed) {
+      outcome.body.usage = withCost(outcome.body.usage, style.relay!.encodeUsage(outcome.usage, outcome.cost));
+      return reply.send(outcome.body);
+    }
     return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
   }
   reply.raw.setHeader('x-switchyard-provider', outcome.candidate.provider.id);
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {
-    await writeSse(reply, style.encodeStream(outcome.parts, meta, extra), {
+    const frames = outcome.relayed ? encodeRelayedStream(outcome.parts, meta, style.relay!) : style.encodeStream(outcome.parts, meta, extra);
+    await writeSse(reply, frames, {
       heartbeatFrame: style.heartbeatFrame,
       heartbeatMs,
       onWriteError: (error) => request.log.warn({ err: error }, 'stream ended early'),

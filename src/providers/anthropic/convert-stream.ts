@@ -19,7 +19,7 @@ import type { AnthropicResponseBlock, AnthropicStopDetails, AnthropicStreamEvent
  */
 export async function* convertAnthropicStream(events: AsyncIterable<SseEvent>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
   const { providerId } = options;
-  const handle = createEventHandler(options);
+  const handle = createAnthropicEventHandler(options);
   const iterator = events[Symbol.asyncIterator]();
   let ended = false;
   try {
@@ -60,7 +60,7 @@ interface ToolBlock {
  * from code execution do both). A second `message_start` means two responses were spliced into
  * one body, which no client could read as one message: the stream fails.
  */
-function createEventHandler(options: StreamConverterOptions): (event: SseEvent) => StreamPart[] {
+export function createAnthropicEventHandler(options: StreamConverterOptions): (event: SseEvent) => StreamPart[] {
   const { providerId } = options;
   const toolBlocks = new Map<number, ToolBlock>();
   /** The text block being streamed: its length so far and the citations it collected. */

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import type { ProviderConfig } from '../../config/types.js';
 import type { TextProviderAdapter } from '../provider-adapter.js';
 import { parseSse } from '../shared/parse-sse.js';
 import { postJson, toUpstreamError } from '../shared/send-request.js';
@@ -7,6 +6,7 @@ import { startProviderStream } from '../shared/start-provider-stream.js';
 import { convertToChatCompletionsRequest } from './convert-request.js';
 import { convertChatCompletionResponse } from './convert-response.js';
 import { convertChatCompletionStream } from './convert-stream.js';
+import { authorizationHeaders, chatCompletionsUrl } from './transport.js';
 
 /**
  * The `openai` wire protocol: OpenAI Chat Completions, and every server that speaks it under
@@ -41,12 +41,3 @@ export const openaiAdapter: TextProviderAdapter = {
     });
   },
 };
-
-function chatCompletionsUrl(provider: ProviderConfig): string {
-  return `${provider.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-}
-
-/** Local servers (Ollama, vLLM) often run without a key; an empty bearer token would be refused. */
-function authorizationHeaders(provider: ProviderConfig): Record<string, string> {
-  return provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
-}

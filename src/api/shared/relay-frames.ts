@@ -1,0 +1,44 @@
+import type { RelayedPart, StreamError } from '../../core/stream-part.js';
+import type { Usage } from '../../core/usage.js';
+import type { ResponseMeta } from './text-call.js';
+
+/** What a style adds to the pass-through: its usage with the cost, and its in-band error frames. */
+export interface RelayStyle {
+  /** The style's `usage` for the settled usage and cost; merged over the provider's own `usage`. */
+  encodeUsage(usage: Usage, cost: bigint | undefined): object;
+  /** The frames that end a stream on an error, in the style's envelope. */
+  errorFrames(error: StreamError, meta: ResponseMeta): string[];
+}
+
+/**
+ * The client's SSE of a pass-through stream: relayed provider frames as they come, then the
+ * held closing events with `usage` (counts as settled, plus `cost`), or the style's error frames.
+ */
+export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, meta: ResponseMeta, style: RelayStyle): AsyncGenerator<string> {
+  for await (const part of parts) {
+    if (part.type === 'relay-frame') {
+      yield part.frame;
+    } else if (part.type === 'finish') {
+      for (const held of part.held ?? []) {
+        const prefix = held.event === undefined ? '' : `event: ${held.event}\n`;
+        if (typeof held.data === 'string') {
+          yield `${prefix}data: ${held.data}\n\n`;
+          continue;
+        }
+        if ('usage' in held.data) held.data.usage = withCost(held.data.usage, style.encodeUsage(part.usage, part.cost));
+        yield `${prefix}data: ${JSON.stringify(held.data)}\n\n`;
+      }
+      return;
+    } else if (part.type === 'error') {
+      yield* style.errorFrames(part.error, meta);
+      return;
+    }
+  }
+  // Every metered stream ends with `finish` or `error`; one that does not was cut short.
+  yield* style.errorFrames({ code: 'internal_error', message: 'The generation stream ended unexpectedly', status: 500 }, meta);
+}
+
+/** The provider's usage object with the settled counts and the cost written over it (its other fields kept). */
+export function withCost(providerUsage: unknown, settled: object): object {
+  return typeof providerUsage === 'object' && providerUsage !== null ? { ...providerUsage, ...settled } : settled;
+}

@@ -1,0 +1,68 @@
+import type { AppContext } from '../app-context.js';
+import type { Reservation } from '../billing/ledger.js';
+import { countTextTokens } from '../billing/count-tokens.js';
+import { priceTextUsage } from '../billing/pricing.js';
+import type { RelayedPart } from '../core/stream-part.js';
+import type { TextRequest } from '../core/text-request.js';
+import type { Usage } from '../core/usage.js';
+import type { CallContext } from '../providers/provider-adapter.js';
+import { relayMessages, relayMessagesStream } from '../providers/anthropic/relay-messages.js';
+import { relayChatCompletion, relayChatCompletionStream } from '../providers/openai/relay-chat-completions.js';
+import type { Candidate } from '../routing/candidate.js';
+import type { HealthAttempt } from '../routing/endpoint-health.js';
+import type { RequestRecord } from '../store/repositories/requests.js';
+import { meterStream, type StreamSettlement } from './meter-stream.js';
+import type { PassThroughPlan } from './plan-pass-through.js';
+import { tagSignature } from './tag-signatures.js';
+
+export type RelayOutcome =
+  | { stream: false; relayed: true; body: Record<string, unknown>; usage: Usage; cost: bigint }
+  | { stream: true; relayed: true; parts: AsyncIterable<RelayedPart>; close(): Promise<void> };
+
+export interface RelayInput {
+  candidate: Candidate;
+  plan: PassThroughPlan;
+  request: TextRequest;
+  reservation: Reservation;
+  requestId: string;
+  callContext: CallContext;
+  prompt: { tokens: number; images: number };
+  countPrompt: () => Promise<number>;
+  startedAt: number;
+  health: () => HealthAttempt;
+  onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
+}
+
+/**
+ * One pass-through call (see `plan-pass-through.ts`): the provider's answer relayed, its usage
+ * read and settled exactly as on the translated path — priced, charged with its request log row,
+ * estimated with the tokenizer only when the provider reported none.
+ */
+export async function relayText(context: AppContext, input: RelayInput): Promise<RelayOutcome> {
+  const { candidate, plan, request, callContext } = input;
+  const api = candidate.provider.api;
+  const identity = { id: input.requestId, model: candidate.model.id, tagSignature: (signature: string) => tagSignature(api, signature) };
+  const betas = request.anthropic?.betas;
+  if (!request.stream) {
+    const answer = api === 'anthropic' ? await relayMessages(plan.body, betas, callContext, identity) : await relayChatCompletion(plan.body, callContext, identity);
+    const usage: Usage = answer.usage.estimated
+      ? { promptTokens: await input.countPrompt(), completionTokens: await countTextTokens(answer.text()), estimated: true }
+      : answer.usage;
+    const cost = priceTextUsage(candidate.endpoint.pricing, usage, input.prompt.images);
+    const charged = await context.ledger.settle(input.reservation, cost, input.onSettled({ usage, cost, status: 'completed' }));
+    return { stream: false, relayed: true, body: answer.body, usage, cost: charged };
+  }
+  const parts =
+    api === 'anthropic' ? await relayMessagesStream(plan.body, betas, callContext, identity) : await relayChatCompletionStream(plan.body, callContext, identity);
+  const metered = meterStream(parts, {
+    candidate,
+    reservation: input.reservation,
+    ledger: context.ledger,
+    health: input.health(),
+    prompt: input.prompt,
+    countPrompt: input.countPrompt,
+    startedAt: input.startedAt,
+    onSettled: input.onSettled,
+  });
+  return { stream: true, relayed: true, parts: metered.parts, close: metered.close };
+}

@@ -1,0 +1,152 @@
+import { performance } from 'node:perf_hooks';
+import type { FinishReason } from '../../core/finish-reason.js';
+import type { HeldEvent, RelayedPart, StreamPart } from '../../core/stream-part.js';
+import type { Usage } from '../../core/usage.js';
+import type { CallContext } from '../provider-adapter.js';
+import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
+import { createProtocolError } from '../shared/create-protocol-error.js';
+import { parseSse, type SseEvent } from '../shared/parse-sse.js';
+import { postJson, toUpstreamError } from '../shared/send-request.js';
+import { startProviderStream } from '../shared/start-provider-stream.js';
+import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
+import { convertChatCompletionResponse } from './convert-response.js';
+import { asArray, asRecord, type JsonRecord } from './lenient-json.js';
+import { mapInBandError } from './map-error.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { mapUsage } from './map-usage.js';
+import { readMessageText } from './read-message-text.js';
+import { authorizationHeaders, chatCompletionsUrl } from './transport.js';
+
+/** What the relay writes over in the provider's answer: the gateway's id and model. */
+export interface ChatRelayIdentity {
+  id: string;
+  model: string;
+}
+
+export interface RelayedChatAnswer {
+  body: JsonRecord;
+  usage: Usage;
+  /** The answer's text, read only when usage must be estimated. */
+  text(): string;
+}
+
+/**
+ * Native pass-through for Chat Completions: sends the client's own body (rewritten by
+ * `plan-pass-through.ts`) and answers the provider's completion with only `id` and `model`
+ * rewritten; the cost is added to `usage` once settled. A 200 carrying an error object is
+ * still an upstream error, as on the translated path.
+ */
+export async function relayChatCompletion(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<RelayedChatAnswer> {
+  const { provider } = context;
+  const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
+  let raw: string;
+  try {
+    raw = await response.body.text();
+  } catch (error) {
+    throw toUpstreamError(provider.id, error);
+  }
+  let record: JsonRecord | undefined;
+  try {
+    record = asRecord(JSON.parse(raw));
+  } catch {
+    record = undefined;
+  }
+  if (!record) throw createProtocolError(provider.id, 'sent a body that is not a JSON object', raw);
+  const inBandError = mapInBandError(record, provider.id, raw);
+  if (inBandError) throw inBandError;
+  record.id = identity.id;
+  record.model = identity.model;
+  return {
+    body: record,
+    usage: mapUsage(record.usage) ?? createEstimatedUsage(),
+    text: () =>
+      convertChatCompletionResponse(raw, provider.id)
+        .content.map((part) => (part.type === 'tool-call' ? part.name + part.arguments : part.text))
+        .join(''),
+  };
+}
+
+/**
+ * The streaming pass-through: every chunk goes to the client as the provider sent it but for
+ * `id` and `model`; a usage-only chunk (`choices: []`) and `[DONE]` are held until the charge is
+ * known (a usage chunk is made when the provider sent none, as the translated path always sends
+ * one). Beside the frames come the canonical parts the meter reads: text for an estimate when
+ * the client leaves, the finish with the usage, or an error.
+ */
+export async function relayChatCompletionStream(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<AsyncIterable<RelayedPart>> {
+  const { provider } = context;
+  const deadline = performance.now() + provider.timeouts.firstByteMs;
+  const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
+  const parts = await startProviderStream(response.body, (chunks, options) => relayChunks(parseSse(chunks), options, identity) as AsyncGenerator<StreamPart>, {
+    providerId: provider.id,
+    signal: context.signal,
+    firstPartTimeoutMs: deadline - performance.now(),
+  });
+  return parts as AsyncIterable<RelayedPart>;
+}
+
+async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConverterOptions, identity: ChatRelayIdentity): AsyncGenerator<RelayedPart> {
+  const { providerId } = options;
+  let finishReason: FinishReason | undefined;
+  let usage: Usage | undefined;
+  let usageChunk: JsonRecord | undefined;
+  let created: unknown;
+  try {
+    for await (const event of events) {
+      if (event.data === '[DONE]') break;
+      let chunk: JsonRecord | undefined;
+      try {
+        chunk = asRecord(JSON.parse(event.data));
+      } catch {
+        chunk = undefined;
+      }
+      const inBandError = chunk && mapInBandError(chunk, providerId, event.data);
+      if (inBandError) {
+        yield toErrorPart(inBandError, options);
+        return;
+      }
+      if (!chunk || event.event === 'error') {
+        yield toErrorPart(createProtocolError(providerId, chunk ? 'sent an error event' : 'sent a stream event that is not a JSON object', event.data), options);
+        return;
+      }
+      chunk.id = identity.id;
+      chunk.model = identity.model;
+      // OpenAI puts `usage: null` in every chunk once usage is asked for, which the gateway always
+      // does; its own chunks carry usage only at the end (OpenRouter's SDK rejects a null there).
+      if (chunk.usage === null) delete chunk.usage;
+      created ??= chunk.created;
+      usage = mapUsage(chunk.usage) ?? usage;
+      const choices = asArray(chunk.choices);
+      if (choices.length === 0 && chunk.usage !== undefined) {
+        usageChunk = chunk;
+        continue;
+      }
+      yield { type: 'relay-frame', frame: `data: ${JSON.stringify(chunk)}\n\n` };
+      const choice = asRecord(choices[0]);
+      const delta = asRecord(choice?.delta);
+      if (delta) yield* meteredText(delta);
+      if (choice?.finish_reason != null) finishReason = mapFinishReason(choice.finish_reason);
+    }
+  } catch (error) {
+    yield toErrorPart(toUpstreamError(providerId, error), options);
+    return;
+  }
+  if (finishReason === undefined) {
+    yield toErrorPart(createProtocolError(providerId, 'ended the stream before a finish reason'), options);
+    return;
+  }
+  usageChunk ??= { id: identity.id, object: 'chat.completion.chunk', created, model: identity.model, choices: [], usage: {} };
+  const held: HeldEvent[] = [{ data: usageChunk }, { data: '[DONE]' }];
+  yield { type: 'finish', finishReason, usage: usage ?? createEstimatedUsage(), held };
+}
+
+/** The generated text of a delta, as the meter counts it when it must estimate. */
+function* meteredText(delta: JsonRecord): Generator<StreamPart> {
+  const { text, reasoning } = readMessageText(delta);
+  if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
+  if (text) yield { type: 'text-delta', text };
+  for (const call of asArray(delta.tool_calls)) {
+    const fn = asRecord(asRecord(call)?.function);
+    if (typeof fn?.arguments === 'string' && fn.arguments) yield { type: 'tool-call-delta', index: 0, argumentsDelta: fn.arguments };
+  }
+}
