@@ -163,7 +163,7 @@ describe('Chat Completions → an openai-wire model', () => {
   it('streams through the SDK helper, asking the provider for usage, with the cost on the usage chunk and the same charge as translated', async () => {
     relaying.simulator.reset();
     const client = new OpenAI({ apiKey: relaying.key, baseURL: `${relaying.url}/v1`, maxRetries: 0 });
-    const stream = client.chat.completions.stream({ ...chatBody, stream: true } as OpenAI.ChatCompletionStreamParams);
+    const stream = client.chat.completions.stream({ ...chatBody, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
     const completion = await stream.finalChatCompletion();
     // The gateway's one addition: usage in the stream, which it needs to charge.
     expect(relaying.simulator.lastRequest('openai')!.rawBody).toBe(JSON.stringify({ ...chatBody, model: 'gpt-sim', stream: true, stream_options: { include_usage: true } }));
