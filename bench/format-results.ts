@@ -48,6 +48,12 @@ export function formatResults(result: BenchmarkResult): string {
       `Switchyard proxy CPU per request (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
         `${ratioText(ratios.switchyardVsMinimal, 'minimal proxy')}, ${ratioText(ratios.switchyardVsPortkey, 'Portkey')}`,
     );
+    if (ratios.chatPassThroughVsTranslated != null || ratios.messagesPassThroughVsTranslated != null) {
+      lines.push(
+        `Native pass-through CPU per request over translation (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
+          `Chat → openai ${ratios.chatPassThroughVsTranslated?.toFixed(2) ?? 'n/a'}×, Messages → anthropic ${ratios.messagesPassThroughVsTranslated?.toFixed(2) ?? 'n/a'}×`,
+      );
+    }
   }
   for (const mode of ['json', 'stream'] as const) {
     const ratios = Object.entries(result.scaleOutThroughputVsSqlite?.[mode] ?? {});

@@ -15,6 +15,8 @@ export interface LoadJob {
   /** Several accounts: worker i sends `headerSets[i % length]` (default: `headers`). */
   headerSets?: Array<Record<string, string>>;
   body: string;
+  /** The API style, for checking the first answers (default chat). */
+  style?: 'chat' | 'messages';
   stream: boolean;
   concurrency: number;
   warmupRequests: number;
@@ -58,6 +60,8 @@ interface Sample {
 }
 
 const DONE_MARKER = Buffer.from('data: [DONE]');
+/** A Messages stream ends with `message_stop` and has no `[DONE]`. */
+const MESSAGE_STOP_MARKER = Buffer.from('"message_stop"');
 const NEWLINE = 0x0a;
 
 async function runOne(pool: Pool, job: LoadJob, sample: Sample, validate: boolean, headers = job.headers): Promise<void> {
@@ -87,7 +91,9 @@ async function runOne(pool: Pool, job: LoadJob, sample: Sample, validate: boolea
   if (response.statusCode !== 200) {
     throw new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`);
   }
-  if (job.stream) {
+  if (job.stream && job.style === 'messages') {
+    if (tail.indexOf(MESSAGE_STOP_MARKER) === -1) throw new Error('stream did not end with message_stop');
+  } else if (job.stream) {
     if (tail.indexOf(DONE_MARKER) === -1) throw new Error('stream did not end with data: [DONE]');
     events--;
   }
@@ -100,6 +106,15 @@ async function runOne(pool: Pool, job: LoadJob, sample: Sample, validate: boolea
 
 /** The first answers of each worker are read fully: they must be real chat completions. */
 function check(job: LoadJob, text: string): void {
+  if (job.style === 'messages') {
+    if (job.stream) {
+      if (!text.includes('event: message_stop')) throw new Error(`not a complete Messages stream: ${text.slice(0, 200)}`);
+      return;
+    }
+    const message = JSON.parse(text) as { content?: Array<{ text?: unknown }> };
+    if (typeof message.content?.[0]?.text !== 'string') throw new Error(`not a Message: ${text.slice(0, 200)}`);
+    return;
+  }
   if (job.stream) {
     if (!text.includes('"chat.completion.chunk"')) throw new Error(`not a chat completion stream: ${text.slice(0, 200)}`);
     return;

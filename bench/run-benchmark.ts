@@ -15,6 +15,7 @@ import {
   startSimulatorProcess,
   startSwitchyardTarget,
   type RunningSimulator,
+  type PassThroughTargetName,
   type RunningTarget,
   type ScaleOutTargetName,
   type SimulatorSettings,
@@ -24,7 +25,8 @@ import { startSwitchyardScaleOut, type BooksCheck } from './start-scale-out.js';
 import { summarizeCpuProfile, type ProfileSummary } from './summarize-cpu-profile.js';
 
 export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many'];
-export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'portkey', ...SCALE_OUT_TARGETS];
+export const PASS_THROUGH_TARGETS: PassThroughTargetName[] = ['switchyard-translated', 'switchyard-messages', 'switchyard-messages-translated'];
+export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
 
 /** Instances and accounts of each scale-out target. */
 const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAccounts: boolean }> = {
@@ -102,7 +104,16 @@ export interface BenchmarkResult {
   targets: Record<TargetName, TargetStatus>;
   phases: PhaseResult[];
   /** Switchyard's proxy CPU per request as a multiple of another target's. */
-  cpuRatios: Record<Mode, { switchyardVsMinimal: number | null; switchyardVsPortkey: number | null }>;
+  cpuRatios: Record<
+    Mode,
+    {
+      switchyardVsMinimal: number | null;
+      switchyardVsPortkey: number | null;
+      /** Native pass-through's CPU per request over translation's (Chat → openai; Messages → anthropic). */
+      chatPassThroughVsTranslated?: number | null;
+      messagesPassThroughVsTranslated?: number | null;
+    }
+  >;
   /** Throughput of each scale-out target as a multiple of Switchyard on SQLite's, per mode. */
   scaleOutThroughputVsSqlite: Record<Mode, Partial<Record<ScaleOutTargetName, number>>>;
   /** The books of each scale-out target after its load: every sum equal, nothing overspent or held. */
@@ -114,7 +125,12 @@ const PROFILE_NAME = 'switchyard.cpuprofile';
 const PROFILABLE_TARGETS: readonly TargetName[] = ['switchyard', 'switchyard-pg', 'switchyard-pg-many'];
 const PROMPT = 'Please write a short friendly greeting for the load benchmark';
 
-function requestBody(model: string, mode: Mode): string {
+function requestBody(model: string, mode: Mode, style: 'chat' | 'messages'): string {
+  if (style === 'messages') {
+    const body: Record<string, unknown> = { model, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] };
+    if (mode === 'stream') body.stream = true;
+    return JSON.stringify(body);
+  }
   const body: Record<string, unknown> = { model, messages: [{ role: 'user', content: PROMPT }] };
   if (mode === 'stream') Object.assign(body, { stream: true, stream_options: { include_usage: true } });
   return JSON.stringify(body);
@@ -127,7 +143,8 @@ function loadJob(target: RunningTarget, mode: Mode, concurrency: number, warmup:
     headerSets: target.headerSets,
     path: target.path,
     headers: target.headers,
-    body: requestBody(target.model, mode),
+    body: requestBody(target.model, mode, target.style ?? 'chat'),
+    style: target.style ?? 'chat',
     stream: mode === 'stream',
     concurrency,
     warmupRequests: warmup,
@@ -211,7 +228,12 @@ function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
       return phase && phase.errors === 0 ? phase.proxy?.cpuMicrosPerRequest ?? null : null;
     };
     const ratio = (over: number | null, under: number | null) => (over === null || under === null || under === 0 ? null : round(over / under, 2));
-    ratios[mode] = { switchyardVsMinimal: ratio(cpu('switchyard'), cpu('minimal')), switchyardVsPortkey: ratio(cpu('switchyard'), cpu('portkey')) };
+    ratios[mode] = {
+      switchyardVsMinimal: ratio(cpu('switchyard'), cpu('minimal')),
+      switchyardVsPortkey: ratio(cpu('switchyard'), cpu('portkey')),
+      chatPassThroughVsTranslated: ratio(cpu('switchyard'), cpu('switchyard-translated')),
+      messagesPassThroughVsTranslated: ratio(cpu('switchyard-messages'), cpu('switchyard-messages-translated')),
+    };
   }
   return ratios;
 }
@@ -255,6 +277,19 @@ async function startTarget(name: TargetName, options: BenchmarkOptions, simulato
     case 'switchyard': {
       const scratch = await mkdtemp(join(directory, 'switchyard-'));
       return startSwitchyardTarget(options.root, simulator, { directory: scratch, logLevel: options.logLevel, nodeFlags });
+    }
+    case 'switchyard-translated':
+    case 'switchyard-messages':
+    case 'switchyard-messages-translated': {
+      const scratch = await mkdtemp(join(directory, `${name}-`));
+      return startSwitchyardTarget(options.root, simulator, {
+        directory: scratch,
+        logLevel: options.logLevel,
+        nodeFlags,
+        name,
+        style: name === 'switchyard-translated' ? 'chat' : 'messages',
+        env: name.endsWith('-translated') ? { SWITCHYARD_PASS_THROUGH: '0' } : {},
+      });
     }
     case 'portkey':
       return startPortkeyTarget(options.root, simulator, directory);

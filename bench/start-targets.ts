@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedChild } from './child-process.js';
 
-export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'portkey' | ScaleOutTargetName;
+export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
+
+/**
+ * Switchyard on SQLite like `switchyard`, to set the native pass-through beside translation:
+ * Chat Completions → openai translated (SWITCHYARD_PASS_THROUGH=0), and Messages → anthropic
+ * relayed and translated.
+ */
+export type PassThroughTargetName = 'switchyard-translated' | 'switchyard-messages' | 'switchyard-messages-translated';
 
 /** Switchyard on PostgreSQL + Redis: 1 or 3 instances, one hot account or one account per connection. */
 export type ScaleOutTargetName = 'switchyard-pg' | 'switchyard-pg-many' | 'switchyard-pg3' | 'switchyard-pg3-many';
@@ -24,6 +31,8 @@ export interface RunningTarget {
   pids?: number[];
   /** Several accounts: connection i sends `headerSets[i % length]`. */
   headerSets?: Array<Record<string, string>>;
+  /** The API style of the requests (default chat: Chat Completions). */
+  style?: 'chat' | 'messages';
   stop(): Promise<void>;
 }
 
@@ -44,6 +53,7 @@ const execFileAsync = promisify(execFile);
 const FIRST_START_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 30_000;
 const SIMULATOR_MODEL = 'gpt-sim';
+const ANTHROPIC_SIMULATOR_MODEL = 'claude-sim';
 const OPENAI_PATH = '/openai/v1/chat/completions';
 
 function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string): ManagedChild {
@@ -91,6 +101,10 @@ export interface SwitchyardOptions {
   nodeFlags?: string[];
   /** Extra environment for `serve` (timeouts, caps). */
   env?: Record<string, string>;
+  /** The target's name in results (default `switchyard`). */
+  name?: TargetName;
+  /** Messages to an anthropic-wire model instead of Chat Completions to an openai-wire one. */
+  style?: 'chat' | 'messages';
 }
 
 /** One OpenAI-protocol provider at the simulator and one model on it, with prices. */
@@ -98,6 +112,7 @@ export function switchyardConfigYaml(simulatorUrl: string): string {
   return `limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
   - {id: bench-sim, name: Bench simulator, api: openai, base_url: "${simulatorUrl}/openai/v1", api_key: bench-key}
+  - {id: bench-sim-anthropic, name: Bench simulator (Anthropic wire), api: anthropic, base_url: "${simulatorUrl}/anthropic", api_key: bench-key}
 models:
   - id: bench/${SIMULATOR_MODEL}
     name: "Bench: ${SIMULATOR_MODEL}"
@@ -106,6 +121,16 @@ models:
     endpoints:
       - provider: bench-sim
         model: ${SIMULATOR_MODEL}
+        pricing: {prompt: 0.1, completion: 0.2}
+        supported_parameters: [max_tokens, temperature, top_p, stop]
+        max_completion_tokens: 4096
+  - id: bench/${ANTHROPIC_SIMULATOR_MODEL}
+    name: "Bench: ${ANTHROPIC_SIMULATOR_MODEL}"
+    context_length: 32000
+    modalities: {input: [text], output: [text]}
+    endpoints:
+      - provider: bench-sim-anthropic
+        model: ${ANTHROPIC_SIMULATOR_MODEL}
         pricing: {prompt: 0.1, completion: 0.2}
         supported_parameters: [max_tokens, temperature, top_p, stop]
         max_completion_tokens: 4096
@@ -141,12 +166,14 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
   }, join(options.directory, 'switchyard.log'));
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/health`, child, FIRST_START_TIMEOUT_MS);
+  const messages = options.style === 'messages';
   return {
-    name: 'switchyard',
+    name: options.name ?? 'switchyard',
     origin,
-    path: '/v1/chat/completions',
+    path: messages ? '/v1/messages' : '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    model: `bench/${SIMULATOR_MODEL}`,
+    model: `bench/${messages ? ANTHROPIC_SIMULATOR_MODEL : SIMULATOR_MODEL}`,
+    style: options.style ?? 'chat',
     pid: child.pid,
     stop: () => child.stop(5000),
   };
