@@ -75,4 +75,8 @@ export interface HeldEvent {
   data: Record<string, unknown> | string;
 }
 
-export type RelayedPart = StreamPart | RelayFrame;
+/**
+ * A relayed stream: canonical parts that may carry the provider event they came from as `frame`
+ * (one object per event, where it has a part), and bare frames for events without one.
+ */
+export type RelayedPart = (StreamPart & { frame?: string }) | RelayFrame;

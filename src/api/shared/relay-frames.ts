@@ -32,6 +32,8 @@ export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, me
     } else if (part.type === 'error') {
       yield* style.errorFrames(part.error, meta);
       return;
+    } else if (part.frame !== undefined) {
+      yield part.frame;
     }
   }
   // Every metered stream ends with `finish` or `error`; one that does not was cut short.

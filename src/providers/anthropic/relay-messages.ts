@@ -96,6 +96,7 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
         return;
       }
       const signed = parts.some((part) => part.type === 'reasoning-signature');
+      let frame: string | undefined;
       if (event.event === 'message_start' || event.event === 'message_delta' || event.event === 'message_stop' || signed) {
         const data = JSON.parse(event.data) as Record<string, unknown>;
         rewriteEvent(data, identity);
@@ -105,13 +106,21 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
           if (typeof message?.stop_sequence === 'string') stop.sequence = message.stop_sequence;
         }
         if (event.event === 'message_delta' || event.event === 'message_stop') held.push({ event: event.event, data });
-        else yield { type: 'relay-frame', frame: `event: ${event.event}\ndata: ${JSON.stringify(data)}\n\n` };
+        else frame = `event: ${event.event}\ndata: ${JSON.stringify(data)}\n\n`;
       } else {
-        yield { type: 'relay-frame', frame: `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n` };
+        frame = `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`;
       }
+      // One object per event where it has a part: the frame rides on the first one.
+      let carried = frame === undefined;
       for (const part of parts) {
-        if (part !== ended) yield part;
+        if (part === ended) continue;
+        if (carried) yield part;
+        else {
+          carried = true;
+          yield { ...part, frame };
+        }
       }
+      if (!carried) yield { type: 'relay-frame', frame: frame! };
       if (ended?.type === 'finish') {
         // The cost rides on `message_delta`; a stream that stated its stop in `message_start` and
         // sent none gets one, carrying that stop, just before `message_stop`.

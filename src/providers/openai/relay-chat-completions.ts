@@ -121,10 +121,11 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
         usageChunk = chunk;
         continue;
       }
-      yield { type: 'relay-frame', frame: `data: ${JSON.stringify(chunk)}\n\n` };
+      const frame = `data: ${JSON.stringify(chunk)}\n\n`;
       const choice = asRecord(choices[0]);
       const delta = asRecord(choice?.delta);
-      if (delta) yield* meteredText(delta);
+      // One object per chunk: the frame rides on the part the meter reads, when there is one.
+      yield delta ? meteredPart(delta, frame) : { type: 'relay-frame', frame };
       if (choice?.finish_reason != null) finishReason = mapFinishReason(choice.finish_reason);
     }
   } catch (error) {
@@ -140,13 +141,19 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
   yield { type: 'finish', finishReason, usage: usage ?? createEstimatedUsage(), held };
 }
 
-/** The generated text of a delta, as the meter counts it when it must estimate. */
-function* meteredText(delta: JsonRecord): Generator<StreamPart> {
+/**
+ * The chunk's frame with the generated text of its delta, as the meter counts it when it must
+ * estimate (reasoning, content and tool arguments alike: all are billed as output).
+ */
+function meteredPart(delta: JsonRecord, frame: string): RelayedPart {
   const { text, reasoning } = readMessageText(delta);
-  if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
-  if (text) yield { type: 'text-delta', text };
-  for (const call of asArray(delta.tool_calls)) {
-    const fn = asRecord(asRecord(call)?.function);
-    if (typeof fn?.arguments === 'string' && fn.arguments) yield { type: 'tool-call-delta', index: 0, argumentsDelta: fn.arguments };
+  let generated = (reasoning ?? '') + (text ?? '');
+  const calls = delta.tool_calls;
+  if (Array.isArray(calls)) {
+    for (const call of calls) {
+      const fn = asRecord(asRecord(call)?.function);
+      if (typeof fn?.arguments === 'string') generated += fn.arguments;
+    }
   }
+  return generated ? { type: 'text-delta', text: generated, frame } : { type: 'relay-frame', frame };
 }
