@@ -20,11 +20,16 @@ export interface RequestRecorder {
   failed(error: unknown): Promise<void>;
   /** A stream that ended without a settlement (the client left before the first frame). */
   ended(candidate: Candidate): void;
+  /** The end-user id the decoded request carries (see `TextRequest.endUser`), for the row. */
+  identify(endUser: string | undefined): void;
   /** Resolves once the row is queued: a full request log makes the request wait here. */
   readonly admitted: Promise<void>;
 }
 
 const resolved: Promise<void> = Promise.resolve();
+
+/** Longest end-user id kept on a row (Anthropic's own limit for `metadata.user_id`). */
+export const END_USER_MAX_CHARS = 256;
 
 /**
  * Follows one generation request to its request log row: exactly one row per request, whichever
@@ -39,6 +44,7 @@ export function startRequestRecord(
   const requested = typeof input.body.model === 'string' && input.body.model !== '' ? input.body.model.slice(0, 200) : undefined;
   let admitted = resolved;
   let done = false;
+  let endUser: string | null = null;
 
   const build = (fields: Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode'> & Partial<RequestRecord>): RequestRecord => {
     done = true;
@@ -56,6 +62,7 @@ export function startRequestRecord(
       cost: 0n,
       estimated: false,
       createdAt: new Date(readIdTime(input.requestId) ?? context.clock.now().getTime()).toISOString(),
+      endUser,
       ...fields,
     };
     context.metrics.observeRequestRecord(record);
@@ -95,6 +102,10 @@ export function startRequestRecord(
     },
     ended(candidate) {
       if (!done) void write({ model: candidate.model.id, provider: candidate.provider.id, status: 'aborted', errorCode: 'client_closed' });
+    },
+    identify(id) {
+      // Bounded, so one client cannot grow the log with a huge id; the log makes it valid text.
+      endUser = id === undefined || id === '' ? null : id.slice(0, END_USER_MAX_CHARS);
     },
     get admitted() {
       return admitted;

@@ -70,6 +70,11 @@ export interface TextRequest {
   reasoning?: ReasoningOptions;
   /** The caller's end-user identifier, forwarded where the protocol has a field for it. */
   user?: string;
+  /**
+   * The end-user id recorded on the request log: `safety_identifier`, else `user` (Chat
+   * Completions, Responses), `metadata.user_id` (Messages). Never a routing requirement.
+   */
+  endUser?: string;
   webSearch?: WebSearchOptions;
   /** OpenAI's prompt cache key: forwarded to OpenAI, and the key of sticky routing. */
   promptCacheKey?: string;

@@ -1,6 +1,7 @@
 import { readScriptedCall, ScriptSyntaxError } from './scripted-turns.js';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { FaultSyntaxError, parseDirectives, pickCutFault, type FaultStore } from './faults.js';
+import { countPromptTokens } from './count-tokens.js';
 import { planReply } from './plan-reply.js';
 import {
   requestIdFor,
@@ -61,7 +62,7 @@ export async function handleProtocolRequest(
   try {
     const parsed: unknown = JSON.parse(bodyText);
     state.recordReceived({ protocol: adapter.protocol, method: request.method ?? 'POST', path: request.url ?? '', headers: { ...request.headers }, rawBody: bodyText, body: parsed });
-    decoded = adapter.decodeRequest(parsed, route);
+    decoded = route.countTokens ? decodeCountTokensRequest(adapter, parsed, route) : adapter.decodeRequest(parsed, route);
   } catch (error) {
     if (!(error instanceof SimulatorRequestError || error instanceof SyntaxError)) throw error;
     problem = error instanceof SimulatorRequestError ? error.message : 'The request body is not valid JSON.';
@@ -96,6 +97,12 @@ export async function handleProtocolRequest(
     return;
   }
 
+  if (route.countTokens) {
+    // What the same request's `usage.input_tokens` would say: words plus per-message framing.
+    const inputTokens = countPromptTokens(decoded.messages) + (fault?.extra_prompt_tokens ?? 0);
+    sendJsonBody(response, scope, 200, JSON.stringify({ input_tokens: inputTokens }), { headers });
+    return;
+  }
   const planned = planReply(decoded, fault?.reply_tokens ?? settings.replyTokens);
   const reply = fault?.extra_prompt_tokens ? { ...planned, promptTokens: planned.promptTokens + fault.extra_prompt_tokens } : planned;
   const context = { sequence, includeUsage: fault?.no_usage !== true, chunkTokens: settings.chunkTokens };
@@ -107,6 +114,16 @@ export async function handleProtocolRequest(
   const stream = adapter.encodeStream(decoded, reply, context);
   const framing = route.framing ?? stream.framing;
   await writeEventStream(response, scope, { ...stream, framing }, { tokensPerSecond: settings.tokensPerSecond, headers, cut });
+}
+
+/** A count_tokens body is a Messages body without `max_tokens`, which Anthropic refuses there. */
+function decodeCountTokensRequest(adapter: ProtocolAdapter, parsed: unknown, route: ProtocolRoute): SimulatedRequest {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SimulatorRequestError('The request body must be an object.');
+  const body = parsed as Record<string, unknown>;
+  for (const field of ['max_tokens', 'stream', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'metadata']) {
+    if (field in body) throw new SimulatorRequestError(`${field}: Extra inputs are not permitted`);
+  }
+  return adapter.decodeRequest({ ...body, max_tokens: 1 }, route);
 }
 
 function mergeFaults(fromRule: FaultSpec | undefined, fromPrompt: FaultSpec | undefined): FaultSpec | undefined {

@@ -24,6 +24,7 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   if (method !== 'POST') return { kind: 'not-found' };
   if (pathname === '/openai/v1/chat/completions') return { kind: 'protocol', adapter: openaiProtocol, route: {} };
   if (pathname === '/anthropic/v1/messages') return { kind: 'protocol', adapter: anthropicProtocol, route: {} };
+  if (pathname === '/anthropic/v1/messages/count_tokens') return { kind: 'protocol', adapter: anthropicProtocol, route: { countTokens: true } };
   if (pathname.startsWith(GEMINI_PREFIX)) {
     const target = pathname.slice(GEMINI_PREFIX.length);
     // Model ids may themselves contain colons; the method is after the last one.

@@ -88,6 +88,8 @@ export interface ProtocolRoute {
   model?: string;
   stream?: boolean;
   framing?: StreamFraming;
+  /** Anthropic's `POST /v1/messages/count_tokens`: the request's prompt tokens, no reply. */
+  countTokens?: boolean;
 }
 
 export function requestIdFor(sequence: number): string {

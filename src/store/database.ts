@@ -102,6 +102,8 @@ export interface RequestsTable {
   cost: bigint;
   estimated: Int;
   created_at: string;
+  /** Nullable, added by a later migration (see RequestRecord.endUser). */
+  end_user: string | null;
 }
 
 export interface UsageRollupsTable {

@@ -71,6 +71,9 @@ export function decodeChatCompletionsRequest(body: Record<string, unknown>): Dec
   if (given('response_format', 'response_format')) request.responseFormat = decodeResponseFormat(body.response_format);
   decodeReasoning(body, request, given);
   if (!isAbsent(body.user)) request.user = readString(body.user, 'user');
+  // The request log's end user: OpenAI's newer `safety_identifier` (shape checked above) wins.
+  const endUser = isAbsent(body.safety_identifier) ? request.user : (body.safety_identifier as string);
+  if (endUser !== undefined) request.endUser = endUser;
   if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = readString(body.prompt_cache_key, 'prompt_cache_key');
   if (!isAbsent(body.web_search_options)) {
     request.webSearch = decodeWebSearchOptions(body.web_search_options);

@@ -75,7 +75,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
   // An end-user id is a hint (recorded, forwarded where a provider has a field), never a
   // requirement that routing checks against endpoints.
   const user = has('metadata') ? decodeMetadataUser(body.metadata) : undefined;
-  if (user !== undefined) request.user = user;
+  if (user !== undefined) request.user = request.endUser = user;
   return { route, request, parameters };
 }
 

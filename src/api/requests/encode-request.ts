@@ -19,5 +19,6 @@ export function encodeRequest(record: RequestRecord): Record<string, unknown> {
     },
     cost: nanoToUsd(record.cost),
     key_id: record.keyId,
+    end_user: record.endUser ?? null,
   };
 }

@@ -13,6 +13,7 @@ export const RequestListQuery = Type.Object(
     model: Type.Optional(Name),
     provider: Type.Optional(Name),
     key_id: Type.Optional(Name),
+    end_user: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     status: Type.Optional(Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('aborted'), Type.Literal('refused')])),
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),

@@ -43,6 +43,7 @@ export function registerRequestRoutes(app: FastifyInstance, context: AppContext)
         model: query.model,
         provider: query.provider,
         status: query.status,
+        endUser: query.end_user,
         idFrom: startMs === undefined ? undefined : idFloorAt(requestIdPrefix, startMs),
         idBefore: toMs === undefined ? undefined : idFloorAt(requestIdPrefix, toMs + dayMs),
       },

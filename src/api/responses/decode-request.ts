@@ -89,6 +89,9 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     // A hint: forwarded where the protocol has a field for it, never a reason to refuse a route.
     request.user = echo.user = expectString(body.user, 'user');
   }
+  // The request log's end user: OpenAI's newer `safety_identifier` (shape checked above) wins.
+  const endUser = isAbsent(body.safety_identifier) ? request.user : (body.safety_identifier as string);
+  if (endUser !== undefined) request.endUser = endUser;
   if (!isAbsent(body.metadata)) echo.metadata = decodeMetadata(body.metadata);
   if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = expectString(body.prompt_cache_key, 'prompt_cache_key');
   return { call: { route, request, parameters }, echo };

@@ -43,6 +43,7 @@ export async function handleTextRequest<Extra>(
   try {
     const decoded = style.decode(body, request.headers);
     extra = decoded.extra;
+    record.identify(decoded.call.request.endUser);
     outcome = await generateText(context, {
       principal: request.principal!,
       call: decoded.call,

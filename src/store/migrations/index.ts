@@ -7,6 +7,7 @@ import * as taskRequests from './2026-11-21-0005-task-requests.js';
 import * as mediaFiles from './2026-11-21-0006-media-files.js';
 import * as reserveFunction from './2026-11-22-2310-reserve-function.js';
 import * as reserveManyFunction from './2026-11-24-2320-reserve-many-function.js';
+import * as requestEndUser from './2026-11-24-2330-request-end-user.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-0006-media-files': mediaFiles,
   '2026-11-22-2310-reserve-function': reserveFunction,
   '2026-11-24-2320-reserve-many-function': reserveManyFunction,
+  '2026-11-24-2330-request-end-user': requestEndUser,
 };

@@ -26,6 +26,11 @@ export interface RequestRecord {
   cost: bigint;
   estimated: boolean;
   createdAt: string;
+  /**
+   * The client's end-user id (`metadata.user_id`, `user`, `safety_identifier`), at most 256
+   * characters; absent or null when it sent none (rows not made from a text request).
+   */
+  endUser?: string | null;
 }
 
 export interface RequestFilter {
@@ -35,12 +40,13 @@ export interface RequestFilter {
   model?: string;
   provider?: string;
   status?: string;
+  endUser?: string;
   /** Inclusive lower and exclusive upper id bounds (ids are time-ordered). */
   idFrom?: string;
   idBefore?: string;
 }
 
-// 17 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
+// 18 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
 const rowsPerStatement = 500;
 
 /**
@@ -75,6 +81,7 @@ export async function listRequests(db: Kysely<Database>, filter: RequestFilter, 
   if (filter.model !== undefined) query = query.where('model', '=', filter.model);
   if (filter.provider !== undefined) query = query.where('provider', '=', filter.provider);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.endUser !== undefined) query = query.where('end_user', '=', filter.endUser);
   if (filter.idFrom !== undefined) query = query.where('id', '>=', filter.idFrom);
   if (filter.idBefore !== undefined) query = query.where('id', '<', filter.idBefore);
   if (page.cursor !== undefined) query = query.where('id', '<', page.cursor);
@@ -102,6 +109,7 @@ export function toRequestRow(record: RequestRecord) {
     cost: record.cost,
     estimated: record.estimated ? 1 : 0,
     created_at: record.createdAt,
+    end_user: record.endUser ?? null,
   };
 }
 
@@ -124,5 +132,6 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     cost: toBigInt(row.cost),
     estimated: toBoolean(row.estimated),
     createdAt: row.created_at,
+    endUser: row.end_user,
   };
 }
