@@ -1,3 +1,4 @@
+import { providerApis } from '../providers/protocol-descriptor.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
@@ -79,9 +80,10 @@ const ProviderSchema = Type.Object(
   {
     id: Slug,
     name: Type.String({ minLength: 1 }),
-    api: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('fal')], {
-      description: 'one of openai, anthropic, gemini, fal',
-    }),
+    api: Type.Union(
+      providerApis.map((api) => Type.Literal(api)),
+      { description: `one of ${providerApis.join(', ')}` },
+    ),
     base_url: Type.String({ pattern: '^https?://', description: 'an http(s) URL' }),
     api_key: Type.Optional(Type.String()),
     enabled: Type.Optional(Type.Boolean()),

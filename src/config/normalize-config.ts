@@ -33,7 +33,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     modelIds.add(entry.id);
     const model = normalizeModel(entry, path, providerIds, fail);
     model.endpoints.forEach((endpoint, index) => {
-      if (model.outputModalities.includes('text') && !textProviderApis.includes(apiOf.get(endpoint.provider)!)) {
+      if (model.outputModalities.includes('text') && !(textProviderApis as readonly string[]).includes(apiOf.get(endpoint.provider)!)) {
         fail(`${path}.endpoints[${index}].provider`, `expected a provider whose api serves text (${textProviderApis.join(', ')}), "${endpoint.provider}" speaks ${apiOf.get(endpoint.provider)}`);
       }
     });

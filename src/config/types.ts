@@ -4,11 +4,9 @@ import type { HttpLimits } from '../http/http-limits.js';
  * (nano-USD per 1M units) from here on; the YAML's USD numbers never reach the rest of the code.
  */
 
-/** Wire protocols. `fal` (fal.ai's queue API) serves media models only. */
-export type ProviderApi = 'openai' | 'anthropic' | 'gemini' | 'fal';
-/** The protocols that can serve text models. */
-export type TextProviderApi = Exclude<ProviderApi, 'fal'>;
-export const textProviderApis: readonly ProviderApi[] = ['openai', 'anthropic', 'gemini'];
+/** Wire protocols, and those that serve text, as `providers/protocol-descriptor.ts` describes them. */
+export { textProviderApis, type ProviderApi, type TextProviderApi } from '../providers/protocol-descriptor.js';
+import type { ProviderApi } from '../providers/protocol-descriptor.js';
 
 export interface ProviderTimeouts {
   /** TCP + TLS connect. */

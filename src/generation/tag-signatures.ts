@@ -1,4 +1,5 @@
 import type { ProviderApi } from '../config/types.js';
+import { isProviderApi } from '../providers/protocol-descriptor.js';
 import type { AssistantContentPart } from '../core/content.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
@@ -51,8 +52,4 @@ export function readSignatureTag(signature: string): { api: ProviderApi; signatu
   const tag = at > 0 ? signature.slice(0, at) : undefined;
   if (tag === undefined || !isProviderApi(tag)) return undefined;
   return { api: tag, signature: signature.slice(at + 1) };
-}
-
-function isProviderApi(value: string): value is ProviderApi {
-  return value === 'openai' || value === 'anthropic' || value === 'gemini' || value === 'fal';
 }

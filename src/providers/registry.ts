@@ -1,16 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig, TextProviderApi } from '../config/types.js';
-import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
-import { geminiAdapter } from './gemini/gemini-adapter.js';
-import { openaiAdapter } from './openai/openai-adapter.js';
 import type { TextProviderAdapter } from './provider-adapter.js';
+import { textAdapters } from './protocols.js';
 import { createProviderDispatcher } from './shared/send-request.js';
-
-const textAdapters: Record<TextProviderApi, TextProviderAdapter> = {
-  openai: openaiAdapter,
-  anthropic: anthropicAdapter,
-  gemini: geminiAdapter,
-};
 
 /**
  * The adapters by wire protocol, and one keep-alive connection pool per configured provider

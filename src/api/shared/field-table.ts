@@ -4,9 +4,12 @@
  * decoder; the decoder refuses any top-level field without a row, tests hold each table against
  * the SDK's request types, and the README's field reference is rendered from the tables.
  */
-export type WireProtocol = 'openai' | 'anthropic' | 'gemini';
+import { textProviderApis, type TextProviderApi } from '../../providers/protocol-descriptor.js';
 
-export const wireProtocols: readonly WireProtocol[] = ['openai', 'anthropic', 'gemini'];
+/** The protocols a text request can reach: one column per protocol of the descriptor that serves text. */
+export type WireProtocol = TextProviderApi;
+
+export const wireProtocols: readonly WireProtocol[] = textProviderApis;
 
 /**
  * How one field reaches one provider protocol:

@@ -8,6 +8,7 @@ import { convertResponse } from './convert-response.js';
 import { convertStream } from './convert-stream.js';
 import type { GeminiResponse } from './gemini-wire-types.js';
 import { mapError, mapHttpError } from './map-error.js';
+import { geminiHeaders, geminiModelUrl } from './transport.js';
 
 /**
  * The Gemini API (`generateContent` / `streamGenerateContent`). The base URL includes the
@@ -19,7 +20,7 @@ export const geminiAdapter: TextProviderAdapter = {
 
   async generate(request, context) {
     const body = convertRequest(request, requestOptions(context));
-    const response = await send(context, modelUrl(context, 'generateContent'), body);
+    const response = await send(context, geminiModelUrl(context.provider, context.providerModel, 'generateContent'), body);
     const result = await readJsonObject<GeminiResponse>(context.provider.id, response);
     if (result.error) throw mapError(context.provider.id, result.error);
     return convertResponse(result);
@@ -29,7 +30,7 @@ export const geminiAdapter: TextProviderAdapter = {
     // The first-byte budget runs from sending the request to the first stream part.
     const deadline = performance.now() + context.provider.timeouts.firstByteMs;
     const body = convertRequest(request, requestOptions(context));
-    const response = await send(context, `${modelUrl(context, 'streamGenerateContent')}?alt=sse`, body);
+    const response = await send(context, `${geminiModelUrl(context.provider, context.providerModel, 'streamGenerateContent')}?alt=sse`, body);
     return startProviderStream(response.body, (chunks, options) => convertStream(parseSse(chunks), options), {
       providerId: context.provider.id,
       signal: context.signal,
@@ -38,14 +39,9 @@ export const geminiAdapter: TextProviderAdapter = {
   },
 };
 
-function modelUrl(context: CallContext, method: string): string {
-  const base = context.provider.baseUrl.replace(/\/+$/, '');
-  return `${base}/models/${encodeURIComponent(context.providerModel)}:${method}`;
-}
-
 async function send(context: CallContext, url: string, body: unknown): Promise<UpstreamResponse> {
   try {
-    return await postJson(context, url, { 'x-goog-api-key': context.provider.apiKey }, body);
+    return await postJson(context, url, geminiHeaders(context.provider), body);
   } catch (error) {
     throw mapHttpError(error);
   }

@@ -7,6 +7,7 @@ import type { VideoProviderAdapter } from '../video-adapter.js';
 import { mapHttpError } from './map-error.js';
 import { convertToVeoBody, readOperationName, readVeoOperation } from './veo-convert.js';
 import type { VeoOperation } from './veo-wire-types.js';
+import { geminiHeaders } from './transport.js';
 
 /**
  * Veo on the Gemini API: `POST {base}/models/{model}:predictLongRunning` answers a long-running
@@ -19,13 +20,13 @@ export const veoVideosAdapter: VideoProviderAdapter = {
   async submit(request, context) {
     const url = `${base(context.provider)}/models/${encodeURIComponent(context.providerModel)}:predictLongRunning`;
     const body = convertToVeoBody(request);
-    const response = await call(() => postJson(context, url, credentials(context.provider), body));
+    const response = await call(() => postJson(context, url, geminiHeaders(context.provider), body));
     const operation = await readJsonObject<VeoOperation>(context.provider.id, response);
     return { jobId: readOperationName(context.provider.id, operation), status: 'queued', progress: 0 };
   },
 
   async poll(jobId, context) {
-    const response = await call(() => getFromProvider(context, `${base(context.provider)}/${jobId}`, credentials(context.provider)));
+    const response = await call(() => getFromProvider(context, `${base(context.provider)}/${jobId}`, geminiHeaders(context.provider)));
     return readVeoOperation(context.provider.id, await readJsonObject<VeoOperation>(context.provider.id, response));
   },
 
@@ -34,7 +35,7 @@ export const veoVideosAdapter: VideoProviderAdapter = {
     if (safeOrigin(uri) === undefined) return Promise.reject(createProtocolError(context.provider.id, 'named no downloadable video URI', JSON.stringify(result)));
     // The key goes only to the provider's own host; a URI elsewhere is fetched without it.
     const sameOrigin = safeOrigin(uri) !== undefined && safeOrigin(uri) === safeOrigin(context.provider.baseUrl);
-    return call(() => getFromProvider(context, uri, sameOrigin ? credentials(context.provider) : {}, { accept: '*/*', followRedirects: true }));
+    return call(() => getFromProvider(context, uri, sameOrigin ? geminiHeaders(context.provider) : {}, { accept: '*/*', followRedirects: true }));
   },
 };
 
@@ -42,9 +43,6 @@ function base(provider: ProviderConfig): string {
   return provider.baseUrl.replace(/\/+$/, '');
 }
 
-function credentials(provider: ProviderConfig): Record<string, string> {
-  return { 'x-goog-api-key': provider.apiKey };
-}
 
 async function call<T>(send: () => Promise<T>): Promise<T> {
   try {

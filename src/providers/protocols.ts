@@ -1,0 +1,29 @@
+import type { ImageAdapter, SpeechAdapter } from './media-adapter.js';
+import type { ProviderApi, TextProviderApi, protocolDescriptors } from './protocol-descriptor.js';
+import type { TextProviderAdapter } from './provider-adapter.js';
+import type { VideoProviderAdapter } from './video-adapter.js';
+import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
+import { falImageAdapter } from './fal/fal-image-adapter.js';
+import { geminiSpeechAdapter } from './gemini/create-speech.js';
+import { geminiAdapter } from './gemini/gemini-adapter.js';
+import { geminiImageAdapter } from './gemini/generate-images.js';
+import { veoVideosAdapter } from './gemini/veo-adapter.js';
+import { openaiSpeechAdapter } from './openai/create-speech.js';
+import { openaiAdapter } from './openai/openai-adapter.js';
+import { openaiImageAdapter } from './openai/generate-images.js';
+import { openaiVideosAdapter } from './openai/videos-adapter.js';
+
+/** The protocols of `protocol-descriptor.ts` that can serve `capability`. */
+type Serving<Capability extends 'speech' | 'images' | 'video'> = {
+  [Api in ProviderApi]: (typeof protocolDescriptors)[Api][Capability] extends true ? Api : never;
+}[ProviderApi];
+
+/**
+ * The adapters of each protocol, by what it serves. Each record must hold exactly the protocols
+ * the descriptor says serve that capability: a protocol added to the descriptor without its
+ * adapter (or an adapter for a protocol that does not claim the capability) does not compile.
+ */
+export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { openai: openaiAdapter, anthropic: anthropicAdapter, gemini: geminiAdapter };
+export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
+export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
+export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
