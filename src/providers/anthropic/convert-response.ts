@@ -4,6 +4,7 @@ import { mapAnthropicCitations, mapSearchResults } from './map-citation.js';
 import { mapAnthropicFinishReason } from './map-finish-reason.js';
 import { mapAnthropicUsage } from './map-usage.js';
 import type { AnthropicMessage, AnthropicResponseBlock } from './wire-types.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * Anthropic Message → canonical result. Block types the gateway never asks for (server tool
@@ -11,11 +12,12 @@ import type { AnthropicMessage, AnthropicResponseBlock } from './wire-types.js';
  */
 export function convertAnthropicResponse(message: AnthropicMessage): TextResult {
   const content: AssistantContentPart[] = [];
-  for (const block of message.content ?? []) {
+  const blocks = asObjects<AnthropicResponseBlock>(message.content);
+  for (const block of blocks) {
     const part = convertBlock(block);
     if (part) content.push(part);
   }
-  addSearchSources(content, message.content ?? []);
+  addSearchSources(content, blocks);
   return {
     ...(message.id !== undefined && { providerResponseId: message.id }),
     ...(message.model !== undefined && { providerModel: message.model }),

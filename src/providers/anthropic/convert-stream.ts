@@ -9,6 +9,7 @@ import { mapAnthropicStreamError } from './map-error.js';
 import { mapAnthropicFinishReason } from './map-finish-reason.js';
 import { mapAnthropicUsage, mergeAnthropicUsage } from './map-usage.js';
 import type { AnthropicResponseBlock, AnthropicStopDetails, AnthropicStreamEvent, AnthropicUsage } from './wire-types.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * Anthropic streaming events → canonical stream parts; the event flow is described at
@@ -151,7 +152,7 @@ export function createAnthropicEventHandler(options: StreamConverterOptions): (e
           start.usage = { ...mapAnthropicUsage({ ...message.usage, output_tokens_details: null }), completionTokens: 0 };
         }
         const parts: StreamPart[] = [start];
-        (message?.content ?? []).forEach((block, index) => parts.push(...wholeBlock(-1 - index, block)));
+        asObjects<AnthropicResponseBlock>(message?.content).forEach((block, index) => parts.push(...wholeBlock(-1 - index, block)));
         return parts;
       }
       case 'content_block_start':

@@ -1,5 +1,6 @@
 import type { Citation } from '../../core/content.js';
 import type { AnthropicCitation } from './wire-types.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * An Anthropic text-block citation → canonical, for the kinds that point at a web page
@@ -18,7 +19,7 @@ export function mapAnthropicCitation(citation: AnthropicCitation | undefined): C
 
 export function mapAnthropicCitations(citations: AnthropicCitation[] | null | undefined): Citation[] {
   const mapped: Citation[] = [];
-  for (const citation of citations ?? []) {
+  for (const citation of asObjects<AnthropicCitation>(citations)) {
     const entry = mapAnthropicCitation(citation);
     if (entry) mapped.push(entry);
   }

@@ -1,9 +1,10 @@
 import type { AssistantContentPart } from '../../core/content.js';
 import type { TextResult } from '../../core/text-result.js';
 import { createToolCallId } from './create-tool-call-id.js';
-import type { GeminiResponse } from './gemini-wire-types.js';
+import type { GeminiCandidate, GeminiPart, GeminiResponse } from './gemini-wire-types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * `GenerateContentResponse` → canonical result, from the first candidate (the gateway never asks
@@ -13,10 +14,10 @@ import { mapUsage } from './map-usage.js';
  * https://ai.google.dev/api/generate-content#generatecontentresponse
  */
 export function convertResponse(response: GeminiResponse): TextResult {
-  const candidate = response.candidates?.[0];
+  const candidate = asObjects<GeminiCandidate>(response.candidates)[0];
   const content: AssistantContentPart[] = [];
   let toolCalls = 0;
-  for (const part of candidate?.content?.parts ?? []) {
+  for (const part of asObjects<GeminiPart>(candidate?.content?.parts)) {
     if (part.thought) {
       if (part.text) appendReasoning(content, part.text);
       applySignature(content, part.thoughtSignature);

@@ -6,10 +6,11 @@ import { toErrorPart, type StreamConverterOptions } from '../shared/stream-conve
 import { UpstreamError } from '../shared/upstream-error.js';
 import { createArgumentsAssembler } from './assemble-partial-arguments.js';
 import { createToolCallId } from './create-tool-call-id.js';
-import type { GeminiPart, GeminiResponse, GeminiUsageMetadata } from './gemini-wire-types.js';
+import type { GeminiCandidate, GeminiPart, GeminiResponse, GeminiUsageMetadata } from './gemini-wire-types.js';
 import { mapError } from './map-error.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * `streamGenerateContent?alt=sse` events → canonical parts. Each `data:` is a whole
@@ -50,8 +51,8 @@ export async function* convertStream(events: AsyncIterable<SseEvent>, options: S
       }
       usage = chunk.usageMetadata ?? usage;
       if (chunk.promptFeedback?.blockReason) promptBlocked = true;
-      const candidate = chunk.candidates?.[0];
-      for (const part of candidate?.content?.parts ?? []) {
+      const candidate = asObjects<GeminiCandidate>(chunk.candidates)[0];
+      for (const part of asObjects<GeminiPart>(candidate?.content?.parts)) {
         const call = part.functionCall;
         if (call && openCall && !call.name) {
           // A fragment of the call being streamed, or its end.

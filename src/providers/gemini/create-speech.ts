@@ -1,6 +1,8 @@
+import type { GeminiCandidate, GeminiPart } from './gemini-wire-types.js';
 import type { SpeechAdapter } from '../media-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { generateContent } from './generate-content.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * Gemini TTS: `generateContent` with `responseModalities: ["AUDIO"]` and a prebuilt voice; the
@@ -25,7 +27,7 @@ export const geminiSpeechAdapter: SpeechAdapter = {
       },
     };
     const result = await generateContent(context, body);
-    const parts = result.candidates?.[0]?.content?.parts ?? [];
+    const parts = asObjects<GeminiPart>(asObjects<GeminiCandidate>(result.candidates)[0]?.content?.parts);
     const audio = parts.map((part) => part.inlineData).filter((data) => data && /^audio\//i.test(data.mimeType) && data.data);
     if (audio.length === 0) throw createProtocolError(context.provider.id, 'answered without audio', JSON.stringify(result).slice(0, 500));
     return Buffer.concat(audio.map((data) => Buffer.from(data!.data, 'base64')));

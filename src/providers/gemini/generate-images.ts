@@ -1,8 +1,10 @@
+import type { GeminiPart } from './gemini-wire-types.js';
 import type { GeneratedImage, ImageRequest } from '../../core/image-request.js';
 import type { ImageAdapter } from '../media-adapter.js';
 import type { CallContext } from '../provider-adapter.js';
 import { UpstreamError } from '../shared/upstream-error.js';
 import { generateContent } from './generate-content.js';
+import { asObjects } from '../shared/lenient-json.js';
 
 /**
  * Gemini image models: `generateContent` with `responseModalities: ["TEXT", "IMAGE"]` and an
@@ -38,7 +40,7 @@ async function generateOne(request: ImageRequest, context: CallContext): Promise
   };
   const result = await generateContent(context, body);
   const candidate = result.candidates?.[0];
-  for (const part of candidate?.content?.parts ?? []) {
+  for (const part of asObjects<GeminiPart>(candidate?.content?.parts)) {
     if (part.inlineData && /^image\//i.test(part.inlineData.mimeType) && part.inlineData.data) {
       return { bytes: Buffer.from(part.inlineData.data, 'base64'), contentType: part.inlineData.mimeType.toLowerCase() };
     }

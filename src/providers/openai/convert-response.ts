@@ -3,7 +3,7 @@ import type { TextResult } from '../../core/text-result.js';
 import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { generateToolCallId } from './generate-tool-call-id.js';
-import { asArray, asRecord, asString, type JsonRecord } from './lenient-json.js';
+import { asArray, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
 import { mapInBandError } from './map-error.js';

@@ -8,7 +8,7 @@ import { createProtocolError } from '../shared/create-protocol-error.js';
 import { toUpstreamError } from '../shared/send-request.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { createToolCallTracker, type ToolCallTracker } from './create-tool-call-tracker.js';
-import { asArray, asRecord, asString, type JsonRecord } from './lenient-json.js';
+import { asArray, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
 import { mapInBandError } from './map-error.js';

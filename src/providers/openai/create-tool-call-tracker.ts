@@ -1,6 +1,6 @@
 import type { StreamPart } from '../../core/stream-part.js';
 import { generateToolCallId } from './generate-tool-call-id.js';
-import { asNumber, asRecord, asString } from './lenient-json.js';
+import { asNumber, asRecord, asString } from '../shared/lenient-json.js';
 
 export interface ToolCallTracker {
   /** Appends the parts for one delta's `tool_calls` array to `parts`. */

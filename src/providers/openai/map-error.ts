@@ -1,5 +1,5 @@
 import { UpstreamError } from '../shared/upstream-error.js';
-import { asNumber, asRecord, asString, type JsonRecord } from './lenient-json.js';
+import { asNumber, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
 
 /**
  * An error reported inside a 2xx answer or a stream: `{"error": {...}}` (OpenAI streams, and

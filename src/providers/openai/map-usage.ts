@@ -1,5 +1,5 @@
 import type { Usage } from '../../core/usage.js';
-import { asNumber, asRecord } from './lenient-json.js';
+import { asNumber, asRecord } from '../shared/lenient-json.js';
 
 /**
  * Chat Completions `usage` → canonical, or undefined when the object carries no token counts.

@@ -1,5 +1,5 @@
 import type { Citation } from '../../core/content.js';
-import { asArray, asRecord, asString, type JsonRecord } from './lenient-json.js';
+import { asArray, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
 
 /**
  * Perplexity lists the sources of an answer beside it: `citations` (URLs, which the text cites

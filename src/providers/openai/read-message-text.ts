@@ -1,4 +1,4 @@
-import { asArray, asRecord, asString, type JsonRecord } from './lenient-json.js';
+import { asArray, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
 
 export interface MessageText {
   text: string;

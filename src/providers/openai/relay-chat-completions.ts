@@ -10,7 +10,7 @@ import { postJson, toUpstreamError } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { convertChatCompletionResponse } from './convert-response.js';
-import { asArray, asRecord, type JsonRecord } from './lenient-json.js';
+import { asArray, asRecord, type JsonRecord } from '../shared/lenient-json.js';
 import { mapInBandError } from './map-error.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
