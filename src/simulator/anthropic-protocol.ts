@@ -1,3 +1,4 @@
+import type { MessagesContentBlock, MessagesResponse, MessagesStopReason, MessagesUsage } from '../providers/anthropic/wire-types.js';
 import type { PlannedFinish, PlannedReply } from './plan-reply.js';
 import {
   asArray,
@@ -116,14 +117,14 @@ function decodeToolChoice(choice: Record<string, unknown>): SimulatedToolChoice 
   return { type: 'auto' };
 }
 
-const STOP_REASONS: Record<PlannedFinish, string> = {
+const STOP_REASONS: Record<PlannedFinish, MessagesStopReason> = {
   stop: 'end_turn',
   stop_sequence: 'stop_sequence',
   length: 'max_tokens',
   tool_calls: 'tool_use',
 };
 
-function encodeUsage(reply: PlannedReply, outputTokens: number): Record<string, unknown> {
+function encodeUsage(reply: PlannedReply, outputTokens: number): MessagesUsage {
   return {
     input_tokens: reply.promptTokens,
     cache_creation_input_tokens: 0,
@@ -136,8 +137,8 @@ function encodeUsage(reply: PlannedReply, outputTokens: number): Record<string, 
 
 const toolUseId = (context: ResponseContext, index: number) => `toolu_sim${context.sequence}_${index}`;
 
-function encodeResponse(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): unknown {
-  const content =
+function encodeResponse(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): MessagesResponse {
+  const content: MessagesContentBlock[] =
     reply.toolCalls.length > 0
       ? reply.toolCalls.map((call, index) => ({ type: 'tool_use', id: toolUseId(context, index), name: call.name, input: call.input }))
       : reply.text === ''
@@ -161,7 +162,7 @@ function encodeStreamEvents(request: SimulatedRequest, reply: PlannedReply, cont
     data: JSON.stringify(payload),
     tokens,
   });
-  const message = {
+  const message: MessagesResponse = {
     id: `msg_sim${context.sequence}`,
     type: 'message',
     role: 'assistant',
@@ -189,7 +190,7 @@ function encodeStreamEvents(request: SimulatedRequest, reply: PlannedReply, cont
     events.push(event({ type: 'content_block_stop', index }));
   });
   const delta = { stop_reason: STOP_REASONS[reply.finish], stop_sequence: reply.stopSequence ?? null };
-  const usage = {
+  const usage: MessagesUsage = {
     input_tokens: reply.promptTokens,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,

@@ -1,13 +1,6 @@
 import type { Citation } from '../../core/content.js';
 
-/** Anthropic's `web_search_result_location`, the citation kind that points at a web page. */
-export interface MessagesCitation {
-  type: 'web_search_result_location';
-  url: string;
-  title: string | null;
-  cited_text: string;
-  encrypted_index: string;
-}
+import type { MessagesCitation } from '../../providers/anthropic/wire-types.js';
 
 /**
  * A canonical citation as Anthropic's. Sources from other providers (Perplexity) have no quoted

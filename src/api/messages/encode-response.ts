@@ -2,30 +2,16 @@ import type { AssistantContentPart } from '../../core/content.js';
 import type { StopDetails } from '../../core/finish-reason.js';
 import type { TextResult } from '../../core/text-result.js';
 import type { ResponseMeta } from '../shared/text-call.js';
-import { encodeCitation, type MessagesCitation } from './encode-citation.js';
-import { encodeUsage, type MessagesUsage } from './encode-usage.js';
+import type { MessagesContentBlock, MessagesResponse, MessagesUsage } from '../../providers/anthropic/wire-types.js';
+import { encodeCitation } from './encode-citation.js';
+import { encodeUsage } from './encode-usage.js';
 import { mapStopReason, type StopReason } from './map-stop-reason.js';
 
-export type MessagesContentBlock =
-  | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'redacted_thinking'; data: string }
-  | { type: 'text'; text: string; citations?: MessagesCitation[] }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
-
-export interface MessagesResponse {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: MessagesContentBlock[];
-  stop_reason: StopReason;
-  stop_sequence: string | null;
-  stop_details: StopDetails | null;
-  usage: MessagesUsage;
-}
+/** What `/v1/messages` answers: the wire's `Message`, always with the stop details and the usage. */
+export type MessagesAnswer = MessagesResponse & { stop_reason: StopReason; stop_details: StopDetails | null; usage: MessagesUsage };
 
 /** A complete result as Anthropic's `Message` object; `cost` is nano-USD. */
-export function encodeMessagesResponse(result: TextResult, meta: ResponseMeta, cost: bigint): MessagesResponse {
+export function encodeMessagesResponse(result: TextResult, meta: ResponseMeta, cost: bigint): MessagesAnswer {
   return {
     id: meta.id,
     type: 'message',

@@ -1,15 +1,7 @@
 import { nanoToUsd } from '../../core/money.js';
 import type { Usage } from '../../core/usage.js';
 
-/** Anthropic's `usage`, plus the gateway's `cost` in USD. */
-export interface MessagesUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number;
-  cache_read_input_tokens: number;
-  output_tokens_details?: { thinking_tokens: number };
-  cost?: number;
-}
+import type { MessagesUsage } from '../../providers/anthropic/wire-types.js';
 
 /**
  * Anthropic counts `input_tokens` WITHOUT the tokens read from or written to the prompt cache

@@ -1,6 +1,8 @@
 import type { FinishReason } from '../../core/finish-reason.js';
 
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
+import type { MessagesStopReason } from '../../providers/anthropic/wire-types.js';
+
+export type StopReason = Exclude<MessagesStopReason, 'pause_turn'>;
 
 /**
  * Canonical finish reason → Anthropic `stop_reason`. A matched stop sequence is `stop_sequence`

@@ -1,9 +1,56 @@
 /**
- * The parts of the Anthropic Messages API wire format this adapter writes and reads.
- * Request shapes are exact (we build them); response and event shapes are lenient, with every
- * field optional, because upstream answers are parsed for the fields we read and nothing else.
+ * The Anthropic Messages wire format, defined once for the three places that speak it: the
+ * `/v1/messages` style (which writes answers), the anthropic provider adapter (which writes
+ * requests and reads answers) and the simulator (which writes answers as Anthropic does).
+ * Request shapes and the answer shapes written (`Messages*`) are exact; the answer shapes read
+ * from upstream (`Anthropic*` below) are the lenient view of the same wire, every field optional,
+ * because upstream answers are parsed for the fields used and nothing else.
  * Reference: https://platform.claude.com/docs/en/api/messages and the `@anthropic-ai/sdk` types.
  */
+
+/** `stop_reason` of an answer. */
+export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+
+/** Anthropic's `web_search_result_location`, the citation kind that points at a web page. */
+export interface MessagesCitation {
+  type: 'web_search_result_location';
+  url: string;
+  title: string | null;
+  cited_text: string;
+  encrypted_index: string;
+}
+
+/** A content block of an answer, as written. */
+export type MessagesContentBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'text'; text: string; citations?: MessagesCitation[] }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+/** `usage` as written; the gateway adds `cost` (USD), Anthropic its cache and tier details. */
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  output_tokens_details?: { thinking_tokens: number };
+  service_tier?: string;
+  cost?: number;
+}
+
+/** A complete answer (`Message`), as written. */
+export interface MessagesResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: MessagesContentBlock[];
+  stop_reason: MessagesStopReason | null;
+  stop_sequence: string | null;
+  stop_details?: { type: string; [field: string]: unknown } | null;
+  usage?: MessagesUsage;
+}
 
 export type AnthropicImageSource =
   | { type: 'base64'; media_type: string; data: string }
