@@ -27,39 +27,50 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   let lastWrite = Date.now();
   const heartbeat = setInterval(() => {
     if (Date.now() - lastWrite >= options.heartbeatMs && !raw.writableEnded && !raw.destroyed) {
+      flush();
       raw.write(options.heartbeatFrame);
       lastWrite = Date.now();
     }
   }, Math.max(50, Math.floor(options.heartbeatMs / 2)));
   const iterator = frames[Symbol.asyncIterator]();
-  // The frames decoded from one upstream read arrive within one turn of the event loop: cork the
-  // socket for that turn so they leave in one write instead of one syscall per frame.
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    raw.uncork();
+  // The frames decoded from one upstream read arrive within one turn of the event loop: they are
+  // joined and written once at the end of that turn — one chunk of the chunked encoding and one
+  // syscall, instead of a chunk (size line, data, CRLF) per frame.
+  let pending = '';
+  let flushScheduled = false;
+  let blocked: Promise<unknown> | undefined;
+  const flush = () => {
+    flushScheduled = false;
+    if (pending === '' || raw.destroyed || raw.writableEnded) return;
+    const chunk = pending;
+    pending = '';
+    if (!raw.write(chunk) && !raw.destroyed) {
+      blocked = Promise.race([once(raw, 'drain'), once(raw, 'close')]).finally(() => {
+        blocked = undefined;
+      });
+    }
   };
   try {
     while (!raw.destroyed) {
+      // Backpressure: a client that reads slowly holds the upstream back instead of the memory.
+      if (blocked) await blocked;
       const next = await iterator.next();
       if (next.done) break;
       lastWrite = Date.now();
-      if (!corked) {
-        corked = true;
-        raw.cork();
-        setImmediate(uncork);
-      }
-      if (!raw.write(next.value) && !raw.destroyed) {
-        if (corked) uncork();
-        await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+      pending += next.value;
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
       }
     }
   } catch (error) {
     options.onWriteError?.(error);
   } finally {
-    if (corked) uncork();
     clearInterval(heartbeat);
     if (raw.destroyed) await iterator.return?.();
-    if (!raw.writableEnded) raw.end();
+    // The last frames go with the end of the response: one write for both.
+    const rest = pending;
+    pending = '';
+    if (!raw.writableEnded) raw.end(rest === '' || raw.destroyed ? undefined : rest);
   }
 }
