@@ -302,6 +302,93 @@ describe('citations and annotations', () => {
   });
 });
 
+describe('citations and annotations, non-streaming and as stream events', () => {
+  const outputTextOf = (response: OpenAI.Responses.Response) =>
+    response.output.flatMap((item) => (item.type === 'message' ? item.content : [])).flatMap((part) => (part.type === 'output_text' ? [part] : []));
+  const perplexitySources = (JSON.parse(recording('openai/perplexity-citations.json').body) as { citations: string[] }).citations;
+
+  it('Anthropic web-search citations reach non-streaming Responses, Messages and Chat clients on the text they cite', async () => {
+    replay.play(recording('anthropic/recorded-web-search-response.json'));
+    const response = await openai.responses.create({ model: 'rec/anthropic', input: 'tech news?' });
+    const parts = outputTextOf(response);
+    expect(parts).toHaveLength(1);
+    // The 3 cited spans, then the 8 other pages the searches found (spanning the closing text).
+    const annotations = parts[0]!.annotations;
+    expect(annotations).toHaveLength(11);
+    expect(annotations.every((annotation) => annotation.type === 'url_citation')).toBe(true);
+    const first = annotations[0] as OpenAI.Responses.ResponseOutputText.URLCitation;
+    expect(first).toMatchObject({ type: 'url_citation', url: 'https://acecomments.mu.nu/?post=411647', title: 'Daily Tech News 26 September 2024' });
+    expect(parts[0]!.text.slice(first.start_index, first.end_index)).toMatch(/^Caroline Ellison, Sam Bankman-Fried's right-hand woman/);
+    expect((annotations[2] as OpenAI.Responses.ResponseOutputText.URLCitation).url).toBe('https://www.crescendo.ai/news/latest-ai-news-and-updates');
+    expect(parts[0]!.text.slice((annotations[2] as OpenAI.Responses.ResponseOutputText.URLCitation).start_index)).toMatch(/^Chinese AI firm DeepSeek/);
+
+    replay.play(recording('anthropic/recorded-web-search-response.json'));
+    const message = await anthropic.messages.create({ model: 'rec/anthropic', max_tokens: 4096, messages: user('tech news?') });
+    const cited = message.content.flatMap((block) => (block.type === 'text' && block.citations ? [block] : []));
+    expect(cited.flatMap((block) => block.citations!)).toHaveLength(11);
+    expect(cited[0]!.text).toMatch(/^Caroline Ellison, Sam Bankman-Fried's right-hand woman/);
+    expect(cited[0]!.citations).toEqual([
+      {
+        type: 'web_search_result_location',
+        url: 'https://acecomments.mu.nu/?post=411647',
+        title: 'Daily Tech News 26 September 2024',
+        cited_text: expect.stringMatching(/^Daily Tech News 26 September 2024 · Top Story Caroline Ellison/),
+        encrypted_index: expect.stringMatching(/^Eo8B/),
+      },
+    ]);
+
+    replay.play(recording('anthropic/recorded-web-search-response.json'));
+    const completion = await openai.chat.completions.create({ model: 'rec/anthropic', messages: user('tech news?') });
+    const chat = completion.choices[0]!.message;
+    expect(chat.annotations?.map((annotation) => annotation.url_citation.url)).toEqual(annotations.map((annotation) => (annotation as OpenAI.Responses.ResponseOutputText.URLCitation).url));
+    expect(chat.content!.slice(chat.annotations![0]!.url_citation.start_index, chat.annotations![0]!.url_citation.end_index)).toMatch(/^Caroline Ellison/);
+  });
+
+  it("Perplexity's citations reach non-streaming Responses, Messages and Chat clients, each spanning the whole answer", async () => {
+    expect(perplexitySources).toHaveLength(7);
+    replay.play(recording('openai/perplexity-citations.json'));
+    const response = await openai.responses.create({ model: 'rec/openai', input: 'population of SF?' });
+    const parts = outputTextOf(response);
+    expect(parts).toHaveLength(1);
+    expect(parts[0]!.annotations).toEqual(perplexitySources.map((url) => ({ type: 'url_citation', url, title: '', start_index: 0, end_index: parts[0]!.text.length })));
+    expect(parts[0]!.text).toMatch(/^The most recent estimates for San Francisco's city population/);
+
+    replay.play(recording('openai/perplexity-citations.json'));
+    const message = await anthropic.messages.create({ model: 'rec/openai', max_tokens: 1024, messages: user('population of SF?') });
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block] : []));
+    expect(text).toHaveLength(1);
+    expect(text[0]!.citations?.map((citation) => citation.type === 'web_search_result_location' && citation.url)).toEqual(perplexitySources);
+
+    replay.play(recording('openai/perplexity-citations.json'));
+    const completion = await openai.chat.completions.create({ model: 'rec/openai', messages: user('population of SF?') });
+    const chat = completion.choices[0]!.message;
+    expect(chat.annotations).toEqual(perplexitySources.map((url) => ({ type: 'url_citation', url_citation: { url, title: '', start_index: 0, end_index: chat.content!.length } })));
+  });
+
+  it('a streamed Responses answer announces each citation with response.output_text.annotation.added before its item is done', async () => {
+    for (const [model, file, count] of [
+      ['rec/anthropic', 'anthropic/recorded-web-search-stream.sse', 20],
+      ['rec/openai', 'openai/perplexity-citations.txt', 7],
+    ] as const) {
+      replay.play(recording(file));
+      const stream = openai.responses.stream({ model, input: 'x' });
+      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+      stream.on('event', (event) => events.push(event));
+      const response = await stream.finalResponse();
+      const message = response.output.find((item): item is OpenAI.Responses.ResponseOutputMessage => item.type === 'message')!;
+      const final = outputTextOf(response)[0]!.annotations;
+      expect(final).toHaveLength(count);
+
+      const added = events.filter((event): event is OpenAI.Responses.ResponseOutputTextAnnotationAddedEvent => event.type === 'response.output_text.annotation.added');
+      expect(added.map((event) => event.annotation)).toEqual(final);
+      expect(added.map((event) => event.annotation_index)).toEqual(final.map((_, index) => index));
+      for (const event of added) expect(event).toMatchObject({ item_id: message.id, output_index: response.output.indexOf(message), content_index: 0 });
+      const itemDone = events.findIndex((event) => event.type === 'response.output_item.done' && event.item.id === message.id);
+      expect(events.indexOf(added.at(-1)!)).toBeLessThan(itemDone);
+    }
+  });
+});
+
 describe("OpenRouter's SDK reads the carried fields with its own schemas", () => {
   it('reasoning_details, a cited answer and a refusal', async () => {
     const { OpenRouter } = await import('@openrouter/sdk');
