@@ -85,6 +85,28 @@ describe("Claude Code's first request, through the SDK's beta client", () => {
     expect(received.rawBody).toBe(JSON.stringify(claudeCodeBody('claude-sim')));
   });
 
+  it("records metadata.user_id as the request's end user on a gemini-wire model, and sends Gemini nothing about a user", async () => {
+    gateway.simulator.reset();
+    const stream = client.beta.messages.stream({ ...claudeCodeBody('sim/gemini-model'), betas } as unknown as Anthropic.Beta.Messages.MessageCreateParamsStreaming);
+    const message = await stream.finalMessage();
+    expect(message.stop_reason).toBe('tool_use');
+    const requestId = (await stream.withResponse()).response.headers.get('x-request-id');
+    expect(requestId).toMatch(/^req_/);
+    await gateway.test.context.requestLog.flush();
+    const logged = await fetch(`${gateway.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${gateway.key}` } });
+    expect(logged.status).toBe(200);
+    expect(((await logged.json()) as { data: { end_user: string | null; model: string } }).data).toMatchObject({ end_user: 'user_0f3c_account__session_4b1e', model: 'sim/gemini-model' });
+
+    const received = gateway.simulator.lastRequest('gemini');
+    if (!received) return expect.fail('the simulator received no Gemini request');
+    // Gemini's body has no end-user field: neither the id nor any key naming a user goes upstream
+    // (`role: "user"` is a value, not a field).
+    expect(received.rawBody).not.toContain('user_0f3c');
+    const keys = (value: unknown): string[] =>
+      Array.isArray(value) ? value.flatMap(keys) : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...keys(inner)]) : [];
+    expect(keys(received.body).filter((key) => /user|metadata/i.test(key))).toEqual([]);
+  });
+
   it('answers an unknown field by name, and a field only Anthropic honours on another protocol with why', async () => {
     const typo = await client.messages.create({ model: 'sim/openai-model', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], max_tokenz: 5 } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((error: unknown) => error);
     expect(typo).toBeInstanceOf(Anthropic.BadRequestError);
