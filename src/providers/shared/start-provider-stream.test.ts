@@ -215,6 +215,45 @@ describe('startProviderStream after the first part', () => {
   });
 });
 
+describe('startProviderStream after the final part', () => {
+  /** Stops reading at the finish part, as the real converters stop at `[DONE]` or `message_stop`. */
+  const stopAtFinish: StreamConverter = async function* (chunks, options) {
+    for await (const part of convertTestStream(chunks, options)) {
+      yield part;
+      if (part.type === 'finish') return;
+    }
+  };
+
+  it('lets the rest of a finished body arrive instead of cutting the connection', async () => {
+    const body = await openBody((response) => {
+      response.write(startEvent + finish);
+      setTimeout(() => response.end(': trailing comment\n\n'), 100);
+    });
+    const parts = await collect(await startStream(body, { convert: stopAtFinish }));
+    expect(types(parts)).toEqual(['start', 'finish']);
+    expect(await closed).toBe('finished');
+  });
+
+  it('gives up a finished body that does not end within a second', async () => {
+    const parts = await collect(await startStream(await openBody(sends(startEvent + finish, true)), { convert: stopAtFinish }));
+    expect(types(parts)).toEqual(['start', 'finish']);
+    const outcome = await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))]);
+    expect(outcome).toBe('early');
+  });
+
+  it('survives an abort that destroys the body after the converter stopped reading', async () => {
+    const controller = new AbortController();
+    const body = await openBody(sends(startEvent + finish, true), controller.signal);
+    const iterator = (await startStream(body, { signal: controller.signal, convert: stopAtFinish }))[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ type: 'start' });
+    expect((await iterator.next()).value).toMatchObject({ type: 'finish' });
+    // The converter has returned its iterator; nothing but the gateway listens to the body now.
+    controller.abort();
+    await iterator.return?.();
+    expect(await closedEarly()).toBe(true);
+  });
+});
+
 describe('startProviderStream when the consumer leaves early', () => {
   it('closes the body on break', async () => {
     const seen: string[] = [];

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { StreamPart } from '../../core/stream-part.js';
 import { createProtocolError } from './create-protocol-error.js';
 import { createAbortedError, toUpstreamError } from './send-request.js';
@@ -34,8 +35,11 @@ export async function startProviderStream(
   options: StartProviderStreamOptions,
 ): Promise<AsyncIterable<StreamPart>> {
   const { providerId, signal } = options;
+  // Once a converter has returned its iterator nothing else listens for the body's errors; an
+  // abort or timeout that destroys it afterwards must not become an uncaught exception.
+  if (body instanceof Readable) body.on('error', ignore);
   let failure: UpstreamError | undefined;
-  const parts = convert(body, {
+  const parts = convert(withoutDestroyOnReturn(body), {
     providerId,
     onUpstreamError: (error) => {
       failure = error;
@@ -46,9 +50,10 @@ export async function startProviderStream(
   const abort = () => body.destroy(createAbortedError(providerId, signal.reason));
   signal.addEventListener('abort', abort, { once: true });
   if (signal.aborted) abort();
-  const close = () => {
+  const close = (finished = false) => {
     signal.removeEventListener('abort', abort);
-    body.destroy();
+    if (finished) finishQuietly(body);
+    else destroyQuietly(body);
   };
 
   let timeout: UpstreamError | undefined;
@@ -81,14 +86,51 @@ function fromErrorPart(providerId: string, part: StreamPart | undefined): Upstre
   return new UpstreamError({ provider: providerId, status: part.error.status, message: part.error.message, retryable: true });
 }
 
-function handOver(first: StreamPart, parts: AsyncGenerator<StreamPart>, close: () => void, providerId: string): AsyncIterable<StreamPart> {
-  const rest = continueStream(first, parts, close, providerId);
+/**
+ * The converters stop reading at their end marker (`[DONE]`, `message_stop`), usually a moment
+ * before the body's own end is read. Returning a Node stream's async iterator there would
+ * destroy the body with a fresh `AbortError` (a stack trace formatted per stream: ~2 % of a
+ * streamed request's CPU). The converter's iterator leaves the body alone instead, and `close`
+ * decides: destroyed when the stream was cut short, read quietly to its end when it finished.
+ */
+function withoutDestroyOnReturn(body: StreamBody): StreamBody {
+  if (!(body instanceof Readable)) return body;
+  return {
+    [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }),
+    destroy: (error?: Error) => body.destroy(error),
+  };
+}
+
+/** Lets the rest of a finished body (at most its end) flow away; destroys it if it lingers. */
+function finishQuietly(body: StreamBody): void {
+  if (!(body instanceof Readable) || body.destroyed) return;
+  if (body.readableEnded) return;
+  const timer = setTimeout(() => destroyQuietly(body), lingerMs);
+  timer.unref();
+  body.once('close', () => clearTimeout(timer));
+  body.resume();
+}
+
+/** Destroys a body cut short (its `error` is already listened for: see `startProviderStream`). */
+function destroyQuietly(body: StreamBody): void {
+  if (body instanceof Readable && body.destroyed) return;
+  body.destroy();
+}
+
+/** How long a finished provider body may take to end before its connection is given up. */
+const lingerMs = 1_000;
+
+function ignore(): void {}
+
+function handOver(first: StreamPart, parts: AsyncGenerator<StreamPart>, close: (finished?: boolean) => void, providerId: string): AsyncIterable<StreamPart> {
+  const state = { finished: false };
+  const rest = continueStream(first, parts, close, providerId, state);
   const iterator: AsyncIterator<StreamPart> = {
     next: () => rest.next(),
     async return() {
       // Closing first also settles a `next()` still waiting for upstream bytes, and covers a
       // consumer that leaves before its first `next()`, when `rest` has no `finally` to run yet.
-      close();
+      close(state.finished);
       await rest.return(undefined);
       await parts.return(undefined);
       return { done: true, value: undefined };
@@ -100,11 +142,14 @@ function handOver(first: StreamPart, parts: AsyncGenerator<StreamPart>, close: (
 async function* continueStream(
   first: StreamPart,
   parts: AsyncGenerator<StreamPart>,
-  close: () => void,
+  close: (finished?: boolean) => void,
   providerId: string,
+  /** `finished` once the `finish` part went out: the body is then read to its end, not destroyed. */
+  state: { finished: boolean },
 ): AsyncGenerator<StreamPart> {
   try {
     let ended = isFinal(first);
+    state.finished = first.type === 'finish';
     yield first;
     while (true) {
       let next: IteratorResult<StreamPart>;
@@ -119,11 +164,12 @@ async function* continueStream(
       // back to the pool, but nothing more is said.
       if (ended) continue;
       ended = isFinal(next.value);
+      state.finished = next.value.type === 'finish';
       yield next.value;
     }
     if (!ended) yield { type: 'error', error: toStreamError(createProtocolError(providerId, 'ended the stream without a final part')) };
   } finally {
-    close();
+    close(state.finished);
   }
 }
 
