@@ -49,6 +49,29 @@ describe('Chat Completions hints from agent clients', () => {
     });
   }
 
+  it("answers OpenAI's prompt_cache_breakpoint on text and image parts on every protocol, forwarded only to OpenAI's wire", async () => {
+    const image = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const breakpoint = { mode: 'explicit' as const };
+    for (const [model, protocol] of [['sim/openai-model', 'openai'], ['sim/anthropic-model', 'anthropic'], ['sim/gemini-model', 'gemini']] as const) {
+      const completion = await client.chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: [{ type: 'text', text: 'You are terse.', prompt_cache_breakpoint: breakpoint }] },
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: image }, prompt_cache_breakpoint: breakpoint }, { type: 'text', text: 'cache this prefix', prompt_cache_breakpoint: breakpoint }] },
+        ],
+      });
+      expect(completion.choices[0]!.message.content).toContain('cache this prefix');
+      // OpenAI's own field reaches an openai-wire provider in the body relayed as sent; no other protocol has it.
+      const sent = gateway.simulator.lastRequest(protocol)?.rawBody ?? '';
+      expect(sent.split('"prompt_cache_breakpoint"').length - 1).toBe(protocol === 'openai' ? 3 : 0);
+    }
+    const wrong = await client.chat.completions
+      .create({ model: 'sim/openai-model', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', prompt_cache_breakpoint: { mode: 'auto' } }] }] } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .catch((caught: unknown) => caught);
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((wrong as Error).message).toContain('messages[0].content[0].prompt_cache_breakpoint.mode');
+  });
+
   it('still refuses what cannot be honoured, saying why and what to do', async () => {
     const error = await client.chat.completions
       .create({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], n: 3 })

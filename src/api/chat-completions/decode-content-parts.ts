@@ -7,8 +7,8 @@ import { isAbsent, readEnum, readObject, readString, rejectUnknownKeys, type Jso
  * OpenRouter send it on every long prompt; it changes no output. On text parts it becomes a
  * canonical cache breakpoint (honoured by Anthropic); on images it is accepted and not forwarded.
  */
-const textPartKeys = new Set(['type', 'text', 'cache_control']);
-const imagePartKeys = new Set(['type', 'image_url', 'cache_control']);
+const textPartKeys = new Set(['type', 'text', 'cache_control', 'prompt_cache_breakpoint']);
+const imagePartKeys = new Set(['type', 'image_url', 'cache_control', 'prompt_cache_breakpoint']);
 const imageUrlKeys = new Set(['url', 'detail']);
 const imageDetails = ['auto', 'low', 'high'] as const;
 
@@ -44,7 +44,20 @@ export function decodeTextPart(part: JsonObject, field: string): TextPart {
   rejectUnknownKeys(part, textPartKeys, field);
   const text: TextPart = { type: 'text', text: readString(part.text, `${field}.text`) };
   if (!isAbsent(part.cache_control)) text.cacheControl = decodeCacheControl(part.cache_control, `${field}.cache_control`);
+  checkPromptCacheBreakpoint(part.prompt_cache_breakpoint, `${field}.prompt_cache_breakpoint`);
   return text;
+}
+
+/**
+ * `prompt_cache_breakpoint: {mode: 'explicit'}` is OpenAI's own breakpoint on a content part: a
+ * caching hint like `cache_control`, so its shape is checked and it is accepted. Only a body relayed
+ * as sent to an OpenAI-wire provider carries it; the canonical request has no place for it.
+ */
+function checkPromptCacheBreakpoint(value: unknown, field: string): void {
+  if (isAbsent(value)) return;
+  const breakpoint = readObject(value, field);
+  rejectUnknownKeys(breakpoint, new Set(['mode']), field);
+  readEnum(breakpoint.mode, `${field}.mode`, ['explicit'] as const);
 }
 
 export function decodeCacheControl(value: unknown, field: string): CacheControl {
@@ -56,6 +69,7 @@ export function decodeCacheControl(value: unknown, field: string): CacheControl 
 
 function decodeImagePart(part: JsonObject, field: string): ImagePart {
   rejectUnknownKeys(part, imagePartKeys, field);
+  checkPromptCacheBreakpoint(part.prompt_cache_breakpoint, `${field}.prompt_cache_breakpoint`);
   const image = readObject(part.image_url, `${field}.image_url`);
   rejectUnknownKeys(image, imageUrlKeys, `${field}.image_url`);
   const source = decodeImageUrl(readString(image.url, `${field}.image_url.url`, { nonEmpty: true }), `${field}.image_url.url`);
