@@ -6,9 +6,28 @@ import { responsesFieldTable } from '../../src/api/responses/field-table.js';
 import { decodeResponsesRequest } from '../../src/api/responses/decode-request.js';
 import { renderFieldTable, topLevelFields, wireProtocols, type FieldTable } from '../../src/api/shared/field-table.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
-import { interfaceFields, markedSection } from '../helpers/sdk-request-fields.js';
+import { dottedPrefixes, interfaceFields, markedSection, nestedCoverage, nestedVariants, type NestedPath } from '../helpers/sdk-request-fields.js';
 
-const styles: Array<{ name: string; readme: string; table: FieldTable; sdkFile: string; sdkInterface: string; decode: (body: Record<string, unknown>) => unknown; base: Record<string, unknown> }> = [
+const part = 'the part itself, translated as the `messages` row says';
+const functionTool = 'the function’s definition, translated as the `tools` row says';
+
+const styles: Array<{
+  name: string;
+  readme: string;
+  table: FieldTable;
+  sdkFile: string;
+  sdkInterface: string;
+  decode: (body: Record<string, unknown>) => unknown;
+  base: Record<string, unknown>;
+  /**
+   * The nested paths the table keeps dotted rows for. At each, every property of the SDK's types
+   * needs a row, unless it is listed here with why; variants outside `accepted` must be refused
+   * as a whole by the decoder.
+   */
+  nested: Record<string, NestedPath>;
+  /** Bodies (over `base`) with a nested field a row says is refused, and the field the refusal names. */
+  refusedNested: Array<[Record<string, unknown>, string]>;
+}> = [
   {
     name: 'Chat Completions',
     readme: 'chat-completions',
@@ -17,6 +36,29 @@ const styles: Array<{ name: string; readme: string; table: FieldTable; sdkFile: 
     sdkInterface: 'ChatCompletionCreateParamsBase',
     decode: decodeChatCompletionsRequest,
     base: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+    nested: {
+      // Legacy `function` messages are refused by their role.
+      'messages[]': {
+        discriminator: 'role',
+        accepted: ['system', 'developer', 'user', 'assistant', 'tool'],
+        covered: {
+          role: 'the discriminator, translated as the `messages` row says',
+          content: 'the message itself, translated as the `messages` row says',
+          tool_calls: 'the assistant’s tool calls, translated as the `messages` row says',
+          tool_call_id: 'the call a tool result answers, translated as the `messages` row says',
+        },
+      },
+      // Text and image parts (text and refusal in an assistant message); audio and files are refused by their type.
+      'messages[].content[]': {
+        accepted: ['text', 'image_url', 'refusal'],
+        covered: { type: part, text: part, image_url: part, refusal: part },
+      },
+    },
+    refusedNested: [
+      [{ messages: [{ role: 'assistant', content: 'x', audio: { id: 'a' } }] }, 'messages[0].audio'],
+      [{ messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] }, 'messages[0].function_call'],
+      [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', prompt_cache_breakpoint: { mode: 'implicit' } }] }] }, 'messages[0].content[0].prompt_cache_breakpoint.mode'],
+    ],
   },
   {
     name: 'Responses',
@@ -26,6 +68,26 @@ const styles: Array<{ name: string; readme: string; table: FieldTable; sdkFile: 
     sdkInterface: 'ResponseCreateParamsBase',
     decode: (body) => decodeResponsesRequest(body),
     base: { model: 'm', input: 'hi' },
+    nested: {
+      // Functions, namespaces, web search and tool_search; every other built-in tool is refused by its type.
+      'tools[]': {
+        accepted: ['function', 'namespace', 'web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11', 'tool_search'],
+        covered: {
+          type: 'the discriminator: the `tools[].type=…` rows and the `tools` row say what each type becomes',
+          name: functionTool,
+          description: functionTool,
+          parameters: functionTool,
+          tools: 'a namespace’s functions, as the `tools[].type=namespace` row says',
+        },
+      },
+      text: {},
+      reasoning: {},
+    },
+    refusedNested: [
+      [{ tools: [{ type: 'web_search_preview', search_content_types: ['text'] }] }, 'tools[0].search_content_types'],
+      [{ reasoning: { effort: 'low', context: 'all_turns' } }, 'reasoning.context'],
+      [{ reasoning: { effort: 'low', mode: 'pro' } }, 'reasoning.mode'],
+    ],
   },
 ];
 
@@ -45,6 +107,31 @@ describe.each(styles)('the $name field table', (style) => {
     expect(fields.length).toBeGreaterThan(25);
     const rows = topLevelFields(style.table);
     expect(fields.filter((field) => !rows.has(field))).toEqual([]);
+  });
+
+  it('keeps a description of every nested path it has dotted rows for', () => {
+    expect(dottedPrefixes(style.table.map((row) => row.field))).toEqual(Object.keys(style.nested).sort());
+  });
+
+  it('has a row for every nested field of the openai SDK request type', () => {
+    const rows = new Set(style.table.map((row) => row.field));
+    const refusedParam = (body: Record<string, unknown>) => {
+      try {
+        style.decode(body);
+        return undefined;
+      } catch (error) {
+        if (error instanceof GatewayError) return error.param ?? undefined;
+        throw error;
+      }
+    };
+    for (const [path, spec] of Object.entries(style.nested)) {
+      const report = nestedCoverage(rows, path, spec, nestedVariants(style.sdkFile, style.sdkInterface, path, spec.discriminator), refusedParam, style.base);
+      expect(report, path).toEqual({ missing: [], stale: [], notRefused: [] });
+    }
+  });
+
+  it('refuses by name the nested fields its rows say are refused', () => {
+    for (const [extra, param] of style.refusedNested) expect(refusalOf(() => style.decode({ ...style.base, ...extra })).param, param).toBe(param);
   });
 
   it('states a handling on every provider protocol for each row, once per field', () => {

@@ -7,8 +7,9 @@ const penalty = (name: string) =>
 /**
  * Every top-level field of the `openai` SDK's `ChatCompletionCreateParamsBase`, plus OpenRouter's
  * extensions (`models`, `provider`, `top_k`, `reasoning`, `usage`), with its handling per provider
- * protocol. The decoder refuses any field without a row; `field-table.test.ts` holds the table
- * against the SDK.
+ * protocol. The decoder refuses any field without a row; `test/fields/openai-field-tables.test.ts`
+ * holds the table against the SDK, top-level fields and the fields of every object the table has
+ * dotted rows for.
  */
 export const chatCompletionsFieldTable: FieldTable = [
   { field: 'model', handling: onEveryProtocol('translated', 'catalog model id, replaced by the endpoint’s model name') },
@@ -17,9 +18,17 @@ export const chatCompletionsFieldTable: FieldTable = [
   { field: 'messages', handling: onEveryProtocol('translated', 'system/developer → system prompt; tool results keyed by call') },
   { field: 'messages[].name', handling: onEveryProtocol('hint', 'participant names are not forwarded') },
   { field: 'messages[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'a breakpoint after the message’s last system or user text part' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
+  { field: 'messages[].refusal', handling: onEveryProtocol('translated', 'an assistant message’s refusal is sent back as its text') },
+  { field: 'messages[].audio', handling: onEveryProtocol('refused', 'audio output is not supported, so no earlier audio reply can be sent back') },
+  { field: 'messages[].function_call', handling: onEveryProtocol('refused', 'legacy function calling; use tool_calls') },
   { field: 'messages[].content[].cache_control', handling: perProtocol(
     { kind: 'hint', note: 'OpenAI caches prefixes itself' },
     { kind: 'translated', note: 'cache_control on system and user text blocks; on assistant and image parts accepted, not forwarded' },
+    { kind: 'hint', note: 'Gemini caches implicitly' },
+  ) },
+  { field: 'messages[].content[].prompt_cache_breakpoint', handling: perProtocol(
+    { kind: 'hint', note: 'OpenAI’s breakpoint ({"mode": "explicit"}): forwarded when the request is relayed as sent, not when translated' },
+    { kind: 'hint', note: 'not forwarded; cache_control marks an Anthropic breakpoint' },
     { kind: 'hint', note: 'Gemini caches implicitly' },
   ) },
   { field: 'stream', handling: onEveryProtocol('translated') },

@@ -10,7 +10,8 @@ const anthropicOnly = (why: string) => perProtocol({ kind: 'refused', note: why 
  * Every top-level field of `@anthropic-ai/sdk`'s `MessageCreateParamsBase` and of the beta
  * `MessageCreateParamsBase`, plus the sampling fields older SDKs send and OpenRouter's routing
  * fields, with the handling per provider protocol. The decoder refuses any field without a row;
- * `test/fields/messages-field-table.test.ts` holds the table against the SDK.
+ * `test/fields/messages-field-table.test.ts` holds the table against the SDK, top-level fields and
+ * the fields of every object the table has dotted rows for.
  */
 export const messagesFieldTable: FieldTable = [
   { field: 'model', handling: onEveryProtocol('translated', 'catalog model id, replaced by the endpoint’s model name') },
@@ -32,13 +33,44 @@ export const messagesFieldTable: FieldTable = [
   { field: 'tools[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'request-level cache_control (cache up to the last block)' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
   { field: 'tools[].defer_loading', handling: onEveryProtocol('hint', 'every tool is loaded; deferring only saves context') },
   { field: 'tools[].eager_input_streaming', handling: onEveryProtocol('hint', 'tool input streams as the provider sends it') },
+  { field: 'tools[].strict', handling: perProtocol(
+    { kind: 'native', note: 'function.strict (custom tools; refused on web search tools)' },
+    { kind: 'native', note: 'custom tools; refused on web search tools' },
+    { kind: 'hint', note: 'Gemini has no strict switch (custom tools; refused on web search tools)' },
+  ) },
+  { field: 'tools[].allowed_callers', handling: onEveryProtocol('refused', 'tool calls from code execution happen only inside Anthropic’s API; leave it out for calls by the model') },
+  { field: 'tools[].input_examples', handling: onEveryProtocol('refused', 'not accepted by the gateway; put examples in the tool’s description') },
+  { field: 'tools[].max_uses', handling: perProtocol(
+    { kind: 'hint', note: 'web search: searches are not capped' },
+    { kind: 'hint', note: 'web search: forwarded when the request is relayed as sent; not capped when translated' },
+    { kind: 'hint', note: 'web search: searches are not capped' },
+  ) },
+  { field: 'tools[].allowed_domains', handling: perProtocol(
+    { kind: 'hint', note: 'web search: not forwarded (web_search_options has no domain filter)' },
+    { kind: 'native' },
+    { kind: 'hint', note: 'web search: not forwarded (googleSearch has no domain filter)' },
+  ) },
+  { field: 'tools[].blocked_domains', handling: onEveryProtocol('refused', 'web search: not every provider’s search can exclude domains; use allowed_domains') },
+  { field: 'tools[].user_location', handling: perProtocol(
+    { kind: 'translated', note: 'web_search_options.user_location' },
+    { kind: 'native' },
+    { kind: 'hint', note: 'not forwarded (googleSearch takes no location)' },
+  ) },
+  { field: 'tools[].response_inclusion', handling: onEveryProtocol('refused', 'web search results consumed by code execution exist only inside Anthropic’s API') },
   { field: 'tool_choice', handling: perProtocol({ kind: 'translated', note: 'auto/required/function/none' }, { kind: 'native' }, { kind: 'translated', note: 'functionCallingConfig' }) },
   { field: 'tool_choice.disable_parallel_tool_use', handling: perProtocol({ kind: 'translated', note: 'parallel_tool_calls: false' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini decides itself how many calls to make' }) },
+  { field: 'tool_choice.name', handling: perProtocol({ kind: 'translated', note: 'tool_choice function name' }, { kind: 'native' }, { kind: 'translated', note: 'allowedFunctionNames' }) },
   { field: 'thinking', handling: perProtocol(
     { kind: 'translated', note: 'reasoning_effort (budget ≤ 2048 low, ≤ 8192 medium, else high; adaptive: the model’s default)' },
     { kind: 'native' },
     { kind: 'translated', note: 'thinkingConfig (budget → thinkingBudget; adaptive → dynamic)' },
   ) },
+  { field: 'thinking.budget_tokens', handling: perProtocol(
+    { kind: 'translated', note: 'reasoning_effort (≤ 2048 low, ≤ 8192 medium, else high)' },
+    { kind: 'native' },
+    { kind: 'translated', note: 'thinkingConfig.thinkingBudget' },
+  ) },
+  { field: 'thinking.block_binding', handling: onEveryProtocol('refused', 'not accepted by the gateway; leave it out (Anthropic’s default, error, applies)') },
   { field: 'thinking.display', handling: perProtocol(
     { kind: 'hint', note: 'OpenAI returns no thinking text' },
     { kind: 'native' },
@@ -47,11 +79,17 @@ export const messagesFieldTable: FieldTable = [
   { field: 'output_config', handling: perProtocol({ kind: 'translated' }, { kind: 'native' }, { kind: 'translated' }) },
   { field: 'output_config.effort', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort (xhigh, max → high)' }, { kind: 'native' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
   { field: 'output_config.format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'native' }, { kind: 'translated', note: 'responseJsonSchema' }) },
+  { field: 'output_config.task_budget', handling: onEveryProtocol('refused', 'not accepted by the gateway (a beta of Anthropic’s API); leave it out') },
   { field: 'output_format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'translated', note: 'output_config.format' }, { kind: 'translated', note: 'responseJsonSchema' }) },
   { field: 'metadata', handling: perProtocol({ kind: 'translated', note: 'user_id → user' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini has no end-user field; user_id recorded as the log’s end_user' }) },
   { field: 'cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
   { field: 'messages[].content[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'request-level cache_control (cache up to the last block)' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
+  { field: 'messages[].content[].citations', handling: onEveryProtocol('refused', 'citations sent back would need the cited documents, which are not accepted; an empty list accepted') },
+  { field: 'messages[].content[].caller', handling: onEveryProtocol('hint', 'tool_use: {"type": "direct"} accepted (answers carry it); calls made by server tools refused') },
+  { field: 'messages[].content[].toolset_name', handling: onEveryProtocol('refused', 'tool calls of toolsets (browser, computer, MCP) run only inside Anthropic’s API') },
+  { field: 'messages[].content[].transformations', handling: onEveryProtocol('refused', 'not accepted by the gateway (server-side image transformations of Anthropic’s API)') },
   { field: 'system[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'request-level cache_control (cache up to the last block)' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
+  { field: 'system[].citations', handling: onEveryProtocol('refused', 'citations sent back would need the cited documents, which are not accepted; an empty list accepted') },
   { field: 'context_management', handling: perProtocol(
     { kind: 'hint', note: 'the conversation is sent whole; nothing is cleared (no thinking crosses protocols, so clearing would change no answer)' },
     { kind: 'native' },

@@ -6,7 +6,8 @@ const stateless = 'this gateway keeps no response state; send the earlier items 
 /**
  * Every top-level field of the `openai` SDK's `ResponseCreateParamsBase`, plus the OpenRouter
  * routing fields and Codex's `client_metadata`, with its handling per provider protocol. The
- * decoder refuses any field without a row; `field-table.test.ts` holds the table against the SDK.
+ * decoder refuses any field without a row; `test/fields/openai-field-tables.test.ts` holds the
+ * table against the SDK, top-level fields and the fields of every object the table has dotted rows for.
  */
 export const responsesFieldTable: FieldTable = [
   { field: 'model', handling: onEveryProtocol('translated', 'catalog model id, replaced by the endpoint’s model name') },
@@ -27,6 +28,27 @@ export const responsesFieldTable: FieldTable = [
   { field: 'tools[].type=namespace', handling: onEveryProtocol('emulated', 'each function becomes `namespace__name`; calls come back as name + namespace') },
   { field: 'tools[].type=tool_search', handling: onEveryProtocol('emulated', 'deferred tools (defer_loading) are offered directly; nothing to search, not forwarded; client execution refused') },
   { field: 'tools[].type=web_search', handling: onEveryProtocol('translated', 'the provider’s search tool; 400 naming the models that offer it where the endpoint has none') },
+  { field: 'tools[].strict', handling: perProtocol({ kind: 'native', note: 'function.strict' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini has no strict switch' }) },
+  { field: 'tools[].defer_loading', handling: onEveryProtocol('hint', 'every tool is offered directly; deferring only saves context') },
+  { field: 'tools[].allowed_callers', handling: onEveryProtocol('hint', 'OpenAI’s programmatic tool calling: not forwarded, the model calls the tools itself') },
+  { field: 'tools[].output_schema', handling: onEveryProtocol('hint', 'for OpenAI’s programmatic tool calling: not forwarded') },
+  { field: 'tools[].filters', handling: perProtocol(
+    { kind: 'hint', note: 'web search: not forwarded (web_search_options has no domain filter)' },
+    { kind: 'translated', note: 'web search: allowed_domains' },
+    { kind: 'hint', note: 'web search: not forwarded (googleSearch has no domain filter)' },
+  ) },
+  { field: 'tools[].search_context_size', handling: perProtocol(
+    { kind: 'translated', note: 'web_search_options.search_context_size' },
+    { kind: 'hint', note: 'Anthropic’s search has no context size' },
+    { kind: 'hint', note: 'googleSearch has no context size' },
+  ) },
+  { field: 'tools[].user_location', handling: perProtocol(
+    { kind: 'translated', note: 'web_search_options.user_location' },
+    { kind: 'translated', note: 'web search tool user_location' },
+    { kind: 'hint', note: 'not forwarded (googleSearch takes no location)' },
+  ) },
+  { field: 'tools[].search_content_types', handling: onEveryProtocol('refused', 'web_search_preview: not accepted by the gateway; search results are text') },
+  { field: 'tools[].execution', handling: onEveryProtocol('emulated', "tool_search: 'server' accepted (nothing to search); 'client' refused") },
   { field: 'tool_choice', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'tool_choice auto/any/tool/none' }, { kind: 'translated', note: 'functionCallingConfig' }) },
   { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
   { field: 'text', handling: onEveryProtocol('translated', 'see text.format and text.verbosity') },
@@ -35,6 +57,9 @@ export const responsesFieldTable: FieldTable = [
   { field: 'reasoning', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort' }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
   { field: 'reasoning.effort', handling: onEveryProtocol('translated', "minimal/low/medium/high; 'none' asks for nothing (not forwarded); xhigh refused") },
   { field: 'reasoning.summary', handling: onEveryProtocol('hint', 'reasoning received is always reported as a summary') },
+  { field: 'reasoning.generate_summary', handling: onEveryProtocol('hint', 'the deprecated spelling of reasoning.summary') },
+  { field: 'reasoning.context', handling: onEveryProtocol('refused', 'not accepted by the gateway: the reasoning items in input are sent as they are') },
+  { field: 'reasoning.mode', handling: onEveryProtocol('refused', 'not accepted by the gateway: OpenAI’s execution modes (pro) cannot be promised on every provider') },
   { field: 'include', handling: onEveryProtocol('hint', 'reasoning.encrypted_content is always returned; output of hosted tools the gateway does not run has nothing to include; message.output_text.logprobs refused') },
   { field: 'store', handling: onEveryProtocol('hint', 'false accepted; true refused: no response state is kept') },
   { field: 'metadata', handling: onEveryProtocol('hint', 'echoed on the Response') },
