@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** Reads a recorded payload from this folder, as text. */
+/** Reads a payload from this folder, as text (a recording, or one written for the tests: see SOURCES.md). */
 export function readFixture(name: string): string {
   return readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
 }
