@@ -375,7 +375,7 @@ describe('citations and annotations, non-streaming and as stream events', () => 
       const events: OpenAI.Responses.ResponseStreamEvent[] = [];
       stream.on('event', (event) => events.push(event));
       const response = await stream.finalResponse();
-      const message = response.output.find((item): item is OpenAI.Responses.ResponseOutputMessage => item.type === 'message')!;
+      const message = response.output.find((item) => item.type === 'message')!;
       const final = outputTextOf(response)[0]!.annotations;
       expect(final).toHaveLength(count);
 
