@@ -50,7 +50,10 @@ export async function startProviderStream(
   const abort = () => body.destroy(createAbortedError(providerId, signal.reason));
   signal.addEventListener('abort', abort, { once: true });
   if (signal.aborted) abort();
+  let closed = false;
   const close = (finished = false) => {
+    if (closed) return;
+    closed = true;
     signal.removeEventListener('abort', abort);
     if (finished) finishQuietly(body);
     else destroyQuietly(body);
