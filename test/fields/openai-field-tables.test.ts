@@ -85,7 +85,6 @@ const styles: Array<{
     },
     refusedNested: [
       [{ tools: [{ type: 'web_search_preview', search_content_types: ['text'] }] }, 'tools[0].search_content_types'],
-      [{ reasoning: { effort: 'low', context: 'all_turns' } }, 'reasoning.context'],
       [{ reasoning: { effort: 'low', mode: 'pro' } }, 'reasoning.mode'],
     ],
   },

@@ -208,3 +208,35 @@ describe('decodeResponsesRequest: no reasoning', () => {
     expect(echo.reasoning).toEqual({ effort: 'none', summary: 'auto' });
   });
 });
+
+describe('decodeResponsesRequest: reasoning.context and reasoning.mode', () => {
+  it.each([
+    [{ context: 'auto' }],
+    [{ context: null }],
+    [{ mode: 'standard' }],
+    [{ mode: null }],
+    [{ effort: 'none', context: 'auto', mode: 'standard' }],
+  ])('never refuses the neutral value %j, and asks for no reasoning by it', (reasoning) => {
+    const { call } = decodeResponsesRequest({ ...base, reasoning });
+    expect(call.request.reasoning).toBeUndefined();
+    expect(call.parameters).toEqual([]);
+  });
+
+  it('takes context as a hint: every mode accepted, nothing routed on it, the effort beside it as usual', () => {
+    for (const context of ['current_turn', 'all_turns']) {
+      const { call } = decodeResponsesRequest({ ...base, reasoning: { effort: 'low', context } });
+      expect(call.request.reasoning).toEqual({ effort: 'low' });
+      expect(call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning' }]);
+    }
+    expect(refusal({ ...base, reasoning: { context: 'every_turn' } })).toMatchObject({ code: 'invalid_request', param: 'reasoning.context' });
+  });
+
+  it("refuses mode 'pro', a requirement no protocol here meets, saying why and what to send", () => {
+    const error = refusal({ ...base, reasoning: { effort: 'high', mode: 'pro' } });
+    expect(error).toMatchObject({ code: 'invalid_request', status: 400, param: 'reasoning.mode' });
+    expect(error.message).toMatch(/'pro' is not supported: OpenAI’s pro execution mode runs only in OpenAI’s Responses API/);
+    expect(error.message).toMatch(/leave mode out or send 'standard'/);
+    expect(refusal({ ...base, reasoning: { mode: 'turbo' } }).message).toMatch(/value 'turbo' is not supported; 'standard' is the only execution mode/);
+    expect(refusal({ ...base, reasoning: { mode: 5 } }).param).toBe('reasoning.mode');
+  });
+});

@@ -7,7 +7,7 @@ import { expectString } from './validate-shape.js';
 // `verbosity` is a hint: OpenAI's own models read it, others answer as they would.
 const textKeys = new Set(['format', 'verbosity']);
 const jsonSchemaKeys = new Set(['type', 'name', 'schema', 'strict', 'description']);
-const reasoningKeys = new Set(['effort', 'summary', 'generate_summary']);
+const reasoningKeys = new Set(['effort', 'summary', 'generate_summary', 'context', 'mode']);
 
 export interface DecodedTextFormat {
   /** Undefined for `{type: 'text'}`: plain text is every model's default, not a constraint to route on. */
@@ -47,10 +47,21 @@ export interface DecodedReasoning {
 /**
  * `summary` only shapes how the reasoning is shown; canonical reasoning has no such knob, and the
  * gateway always reports the reasoning it receives as a summary item.
+ *
+ * `context` says which earlier reasoning items the model re-reads on later turns (`auto`, the
+ * default, lets the model decide): a hint, since it changes what the model re-reads, never the
+ * form of the answer. Chat Completions takes no reasoning back at all, Claude decides itself which
+ * earlier thinking blocks it keeps in context, and Gemini re-reads only thought signatures.
+ *
+ * `mode` picks OpenAI's execution mode: `standard` (what every model does) is accepted; `pro`
+ * runs only in OpenAI's own Responses API, which no provider protocol here speaks, and running
+ * the request the standard way instead would not be what was paid for: refused with why.
  */
 export function decodeReasoning(value: unknown): DecodedReasoning {
   const input = readObject(value, 'reasoning');
   rejectUnknownKeys(input, reasoningKeys, 'reasoning');
+  if (!isAbsent(input.context)) readEnum(input.context, 'reasoning.context', ['auto', 'current_turn', 'all_turns'] as const);
+  if (!isAbsent(input.mode)) checkReasoningMode(input.mode);
   const reasoning: ReasoningOptions = {};
   // `none` asks for no reasoning: the neutral value, echoed and never a requirement.
   const none = input.effort === 'none';
@@ -65,4 +76,16 @@ export function decodeReasoning(value: unknown): DecodedReasoning {
   const summaryPath = isAbsent(input.summary) ? 'reasoning.generate_summary' : 'reasoning.summary';
   const summary = isAbsent(summaryValue) ? null : readEnum(summaryValue, summaryPath, ['auto', 'concise', 'detailed'] as const);
   return { reasoning, echo: { effort: none ? 'none' : (reasoning.effort ?? null), summary } };
+}
+
+function checkReasoningMode(mode: unknown): void {
+  const value = expectString(mode, 'reasoning.mode');
+  if (value === 'standard') return;
+  if (value === 'pro') {
+    throw unsupportedParameter(
+      'reasoning.mode',
+      "value 'pro' is not supported: OpenAI’s pro execution mode runs only in OpenAI’s Responses API, and this gateway reaches providers through Chat Completions, Anthropic Messages or Gemini, none of which has it; leave mode out or send 'standard' (reasoning.effort 'high' asks for the most reasoning)",
+    );
+  }
+  throw unsupportedParameter('reasoning.mode', `value '${value}' is not supported; 'standard' is the only execution mode, leave mode out or send 'standard'`);
 }

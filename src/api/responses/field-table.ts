@@ -58,8 +58,16 @@ export const responsesFieldTable: FieldTable = [
   { field: 'reasoning.effort', handling: onEveryProtocol('translated', "minimal/low/medium/high; 'none' asks for nothing (not forwarded); xhigh refused") },
   { field: 'reasoning.summary', handling: onEveryProtocol('hint', 'reasoning received is always reported as a summary') },
   { field: 'reasoning.generate_summary', handling: onEveryProtocol('hint', 'the deprecated spelling of reasoning.summary') },
-  { field: 'reasoning.context', handling: onEveryProtocol('refused', 'not accepted by the gateway: the reasoning items in input are sent as they are') },
-  { field: 'reasoning.mode', handling: onEveryProtocol('refused', 'not accepted by the gateway: OpenAI’s execution modes (pro) cannot be promised on every provider') },
+  { field: 'reasoning.context', handling: perProtocol(
+    { kind: 'hint', note: 'Chat Completions takes no reasoning back, so no earlier reasoning is re-read' },
+    { kind: 'hint', note: 'thinking blocks in input are sent as they are; Claude decides which earlier ones it keeps in context' },
+    { kind: 'hint', note: 'Gemini re-reads only the thought signatures sent back, and decides itself' },
+  ) },
+  { field: 'reasoning.mode', handling: perProtocol(
+    { kind: 'refused', note: "'standard' accepted; 'pro' runs only in OpenAI’s Responses API, and openai-wire endpoints speak Chat Completions" },
+    { kind: 'refused', note: "'standard' accepted; Claude has no pro execution mode" },
+    { kind: 'refused', note: "'standard' accepted; Gemini has no pro execution mode" },
+  ) },
   { field: 'include', handling: onEveryProtocol('hint', 'reasoning.encrypted_content is always returned; output of hosted tools the gateway does not run has nothing to include; message.output_text.logprobs refused') },
   { field: 'store', handling: onEveryProtocol('hint', 'false accepted; true refused: no response state is kept') },
   { field: 'metadata', handling: onEveryProtocol('hint', 'echoed on the Response') },
