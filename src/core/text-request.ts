@@ -47,6 +47,16 @@ export interface AnthropicOptions {
   betas: string[];
   /** `output_config.effort` levels only Claude has (`xhigh`, `max`); `reasoning.effort` holds `high`. */
   effort?: 'xhigh' | 'max';
+  /**
+   * `thinking: {type: "between_tools"}`: thinking off, and the short progress notes Claude writes
+   * between tool calls come back as thinking blocks. `reasoning` is unset, so other protocols get
+   * thinking off, as for `disabled`.
+   */
+  betweenTools?: true;
+  /** `thinking.block_binding` as sent: what Anthropic does with a sent-back thinking block that fails its conversation check. */
+  blockBinding?: Record<string, unknown>;
+  /** `output_config.task_budget` as sent: an advisory token budget for a whole agentic loop. */
+  taskBudget?: Record<string, unknown>;
 }
 
 /**

@@ -31,7 +31,10 @@ const nestedPaths: Record<string, NestedPath> = {
     },
   },
   tool_choice: { accepted: ['auto', 'any', 'tool', 'none'], covered: { type: 'the choice itself, translated as the `tool_choice` row says' } },
-  thinking: { accepted: ['enabled', 'adaptive', 'disabled'], covered: { type: 'the discriminator: enabled, adaptive or disabled, as the `thinking` row says' } },
+  thinking: {
+    accepted: ['enabled', 'adaptive', 'disabled', 'between_tools'],
+    covered: { type: 'the discriminator: enabled, adaptive or disabled as the `thinking` row says, between_tools as its own row says' },
+  },
   output_config: {},
   // A user turn takes text, image and tool_result blocks, an assistant turn text, thinking and tool_use.
   'messages[].content[]': {
@@ -82,8 +85,6 @@ describe('the Messages field table', () => {
       [{ tools: [{ type: 'web_search_20250305', name: 'web_search', blocked_domains: ['a.com'] }] }, 'tools[0].blocked_domains'],
       [{ tools: [{ type: 'web_search_20260318', name: 'web_search', response_inclusion: 'full' }] }, 'tools[0].response_inclusion'],
       [{ tools: [{ type: 'web_search_20250305', name: 'web_search', strict: true }] }, 'tools[0].strict'],
-      [{ thinking: { type: 'enabled', budget_tokens: 1024, block_binding: {} } }, 'thinking.block_binding'],
-      [{ output_config: { task_budget: { type: 'tokens', total: 1000 } } }, 'output_config.task_budget'],
       [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', citations: [{ type: 'char_location' }] }] }] }, 'messages[0].content[0].citations'],
       [{ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://a.com/i.png' }, transformations: {} }] }] }, 'messages[0].content[0].transformations'],
       [{ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x', toolset_name: 'browser' }] }] }, 'messages[0].content[0].toolset_name'],

@@ -1,29 +1,58 @@
 import type { ReasoningOptions, ResponseFormat } from '../../core/text-request.js';
 import { invalidRequest } from '../../errors/gateway-error.js';
-import { isAbsent, readEnum, readInteger, readObject, readString, rejectUnknownKeys } from '../shared/read-json-fields.js';
+import { isAbsent, readEnum, readInteger, readObject, readString, rejectUnknownKeys, type JsonObject } from '../shared/read-json-fields.js';
+
+export interface DecodedThinking {
+  /** The reasoning asked for; undefined when thinking is off (`disabled`, `between_tools`). */
+  reasoning?: ReasoningOptions;
+  /** `between_tools`: thinking off, with Claude's progress notes between tool calls as thinking blocks. */
+  betweenTools?: true;
+  /** `block_binding` as sent (enabled and adaptive thinking), for Anthropic. */
+  blockBinding?: JsonObject;
+}
 
 /**
  * `thinking`: `enabled` with a token budget, `adaptive` (the model decides how much to think),
- * or `disabled`. Returns the reasoning options, or undefined when thinking is off.
- * An adaptive request yields `{}`: reasoning on, at the provider's default depth.
+ * `disabled`, or `between_tools` (thinking off; the short progress notes Claude writes between
+ * tool calls come back as thinking blocks). An adaptive request yields reasoning `{}`: on, at the
+ * provider's default depth. `between_tools` asks for no reasoning, so other protocols get
+ * thinking off, as Anthropic's SDK itself sends it to a fallback model that lacks it (as
+ * `disabled`). `block_binding` (what Anthropic does with a sent-back thinking block that fails
+ * its conversation check) is only for Anthropic: no other protocol receives Claude's thinking blocks.
  */
-export function decodeThinking(value: unknown): ReasoningOptions | undefined {
+export function decodeThinking(value: unknown): DecodedThinking {
   const thinking = readObject(value, 'thinking');
   switch (thinking.type) {
     case 'disabled':
       rejectUnknownKeys(thinking, new Set(['type']), 'thinking');
-      return undefined;
-    case 'enabled':
-      rejectUnknownKeys(thinking, new Set(['type', 'budget_tokens', 'display']), 'thinking');
+      return {};
+    case 'between_tools':
+      rejectUnknownKeys(thinking, new Set(['type']), 'thinking');
+      return { betweenTools: true };
+    case 'enabled': {
+      rejectUnknownKeys(thinking, new Set(['type', 'budget_tokens', 'display', 'block_binding']), 'thinking');
       const budget = readInteger(thinking.budget_tokens, 'thinking.budget_tokens', 1);
       // The effort says the same for providers that take no budget (OpenAI's reasoning_effort).
-      return { maxTokens: budget, effort: budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high', ...readDisplay(thinking.display) };
+      const reasoning: ReasoningOptions = { maxTokens: budget, effort: budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high', ...readDisplay(thinking.display) };
+      return { reasoning, ...readBlockBinding(thinking.block_binding) };
+    }
     case 'adaptive':
-      rejectUnknownKeys(thinking, new Set(['type', 'display']), 'thinking');
-      return { adaptive: true, ...readDisplay(thinking.display) };
+      rejectUnknownKeys(thinking, new Set(['type', 'display', 'block_binding']), 'thinking');
+      return { reasoning: { adaptive: true, ...readDisplay(thinking.display) }, ...readBlockBinding(thinking.block_binding) };
     default:
-      throw invalidRequest("'thinking.type' must be one of enabled, adaptive, disabled", 'thinking.type');
+      throw invalidRequest("'thinking.type' must be one of enabled, adaptive, disabled, between_tools", 'thinking.type');
   }
+}
+
+/** `thinking.block_binding`: `{prefix_mismatch_behavior?: "error" | "drop_block"}`; null means Anthropic's defaults. */
+function readBlockBinding(value: unknown): Pick<DecodedThinking, 'blockBinding'> {
+  if (isAbsent(value)) return {};
+  const binding = readObject(value, 'thinking.block_binding');
+  rejectUnknownKeys(binding, new Set(['prefix_mismatch_behavior']), 'thinking.block_binding');
+  if (!isAbsent(binding.prefix_mismatch_behavior)) {
+    readEnum(binding.prefix_mismatch_behavior, 'thinking.block_binding.prefix_mismatch_behavior', ['error', 'drop_block'] as const);
+  }
+  return { blockBinding: binding };
 }
 
 /** `thinking.display`: `summarized` (the default) or `omitted` (thinking happens, its text is not returned). */
@@ -36,16 +65,20 @@ export interface DecodedOutputConfig {
   /** `xhigh` or `max`, which only Anthropic has: forwarded to it as sent. */
   anthropicEffort?: 'xhigh' | 'max';
   responseFormat?: ResponseFormat;
+  /** `task_budget` as sent, for Anthropic: an advisory budget other providers have no use for. */
+  taskBudget?: JsonObject;
 }
 
 /**
  * `output_config`: `effort` maps onto reasoning effort (`xhigh` and `max` exist only on some
  * Claude models); `format` is a JSON schema the answer must follow. Anthropic's format has no
- * name, and OpenAI's requires one, so it is called `response`.
+ * name, and OpenAI's requires one, so it is called `response`. `task_budget` (task budgets beta)
+ * tells Claude how many tokens a whole agentic loop may take, a countdown it paces itself by and
+ * that Anthropic documents as advisory, not a cap: forwarded to Anthropic, a hint elsewhere.
  */
 export function decodeOutputConfig(value: unknown): DecodedOutputConfig {
   const config = readObject(value, 'output_config');
-  rejectUnknownKeys(config, new Set(['effort', 'format']), 'output_config');
+  rejectUnknownKeys(config, new Set(['effort', 'format', 'task_budget']), 'output_config');
   const decoded: DecodedOutputConfig = {};
   if (!isAbsent(config.effort)) {
     const effort = readEnum(config.effort, 'output_config.effort', ['low', 'medium', 'high', 'xhigh', 'max'] as const);
@@ -58,7 +91,18 @@ export function decodeOutputConfig(value: unknown): DecodedOutputConfig {
     }
   }
   if (!isAbsent(config.format)) decoded.responseFormat = decodeOutputFormat(config.format, 'output_config.format');
+  if (!isAbsent(config.task_budget)) decoded.taskBudget = decodeTaskBudget(config.task_budget);
   return decoded;
+}
+
+/** `{type: "tokens", total, remaining?}` (`BetaTokenTaskBudget`). */
+function decodeTaskBudget(value: unknown): JsonObject {
+  const budget = readObject(value, 'output_config.task_budget');
+  rejectUnknownKeys(budget, new Set(['type', 'total', 'remaining']), 'output_config.task_budget');
+  readEnum(budget.type, 'output_config.task_budget.type', ['tokens'] as const);
+  readInteger(budget.total, 'output_config.task_budget.total', 1);
+  if (!isAbsent(budget.remaining)) readInteger(budget.remaining, 'output_config.task_budget.remaining', 0);
+  return budget;
 }
 
 /** A JSON schema the answer must follow (`output_config.format`, or the beta's `output_format`). */

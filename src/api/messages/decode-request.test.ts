@@ -180,6 +180,65 @@ describe('decodeMessagesRequest: tools', () => {
   });
 });
 
+describe('decodeMessagesRequest: thinking and output_config fields only Claude has', () => {
+  it('takes thinking between_tools as thinking off elsewhere (no reasoning, no requirement) and keeps it for Anthropic', () => {
+    const call = decode({ thinking: { type: 'between_tools' } });
+    expect(call.request.reasoning).toBeUndefined();
+    expect(call.parameters).toEqual([]);
+    expect(call.request.anthropic).toEqual({ body: {}, betas: [], betweenTools: true });
+    // An effort beside it is advisory, as beside disabled thinking.
+    const effort = decode({ thinking: { type: 'between_tools' }, output_config: { effort: 'max' } });
+    expect(effort.request.reasoning).toEqual({ effort: 'high' });
+    expect(effort.request.anthropic).toMatchObject({ betweenTools: true, effort: 'max' });
+    expect(effort.parameters).toEqual([]);
+  });
+
+  it('keeps block_binding for Anthropic beside enabled and adaptive thinking; null is no binding', () => {
+    const binding = { prefix_mismatch_behavior: 'drop_block' };
+    const enabled = decode({ thinking: { type: 'enabled', budget_tokens: 2048, block_binding: binding } });
+    expect(enabled.request.reasoning).toEqual({ maxTokens: 2048, effort: 'low' });
+    expect(enabled.request.anthropic).toEqual({ body: {}, betas: [], blockBinding: binding });
+    expect(enabled.parameters).toEqual([{ name: 'reasoning', field: 'thinking' }]);
+    const adaptive = decode({ thinking: { type: 'adaptive', display: 'omitted', block_binding: {} } });
+    expect(adaptive.request.reasoning).toEqual({ adaptive: true, display: 'omitted' });
+    expect(adaptive.request.anthropic?.blockBinding).toEqual({});
+    expect(decode({ thinking: { type: 'adaptive', block_binding: null } }).request.anthropic).toBeUndefined();
+  });
+
+  it('keeps output_config.task_budget for Anthropic, as a hint that restricts no route', () => {
+    const budget = { type: 'tokens', total: 64_000, remaining: 12_000 };
+    const call = decode({ output_config: { effort: 'high', task_budget: budget } });
+    expect(call.request.anthropic).toEqual({ body: {}, betas: [], taskBudget: budget });
+    expect(call.request.reasoning).toEqual({ effort: 'high' });
+    expect(call.parameters).toEqual([]);
+    expect(decode({ output_config: { task_budget: null } }).request.anthropic).toBeUndefined();
+  });
+
+  it('adds them to the other Anthropic-only options, not over them', () => {
+    const call = decodeMessagesRequest(
+      { ...base, speed: 'fast', thinking: { type: 'between_tools' }, output_config: { task_budget: { type: 'tokens', total: 20_000 } } },
+      { 'anthropic-beta': 'task-budgets-2026-03-13' },
+    );
+    expect(call.request.anthropic).toEqual({
+      body: { speed: 'fast' }, betas: ['task-budgets-2026-03-13'], betweenTools: true, taskBudget: { type: 'tokens', total: 20_000 },
+    });
+  });
+
+  it.each([
+    [{ thinking: { type: 'between_tools', budget_tokens: 1024 } }, 'thinking.budget_tokens'],
+    [{ thinking: { type: 'between_tools', block_binding: {} } }, 'thinking.block_binding'],
+    [{ thinking: { type: 'adaptive', block_binding: { prefix_mismatch_behavior: 'ignore' } } }, 'thinking.block_binding.prefix_mismatch_behavior'],
+    [{ thinking: { type: 'adaptive', block_binding: { on_mismatch: 'error' } } }, 'thinking.block_binding.on_mismatch'],
+    [{ thinking: { type: 'adaptive', block_binding: 'error' } }, 'thinking.block_binding'],
+    [{ output_config: { task_budget: { type: 'dollars', total: 5 } } }, 'output_config.task_budget.type'],
+    [{ output_config: { task_budget: { type: 'tokens' } } }, 'output_config.task_budget.total'],
+    [{ output_config: { task_budget: { type: 'tokens', total: 100, remaining: -1 } } }, 'output_config.task_budget.remaining'],
+    [{ output_config: { task_budget: { type: 'tokens', total: 100, spent: 5 } } }, 'output_config.task_budget.spent'],
+  ])('refuses a malformed one by its path %#', (extra, param) => {
+    expect(refusalOf(extra)).toMatchObject({ code: 'invalid_request', param });
+  });
+});
+
 describe('decodeMessagesRequest: bodies sent by the official Anthropic SDK', () => {
   it('decodes a streaming call with system blocks, thinking, tools and a tool round', async () => {
     let body: Record<string, unknown> | undefined;

@@ -1,5 +1,5 @@
 import type { Message } from '../../core/content.js';
-import type { CanonicalParameter, TextRequest } from '../../core/text-request.js';
+import type { AnthropicOptions, CanonicalParameter, TextRequest } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeRouteRequest } from '../shared/decode-route-request.js';
 import { topLevelFields } from '../shared/field-table.js';
@@ -79,16 +79,22 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
   return { route, request, parameters };
 }
 
-/** `thinking` sets the reasoning budget, `output_config` its effort and the answer's JSON schema. */
+/**
+ * `thinking` sets the reasoning budget, `output_config` its effort and the answer's JSON schema.
+ * What of them only Claude has (`between_tools`, `block_binding`, `xhigh`/`max` effort,
+ * `task_budget`) goes into `request.anthropic`, which only the Anthropic adapter reads.
+ */
 function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRequest, record: (field: string, name: CanonicalParameter) => void): void {
   if (!isAbsent(body.thinking)) {
-    const reasoning = decodeThinking(body.thinking);
+    const { reasoning, betweenTools, blockBinding } = decodeThinking(body.thinking);
     if (reasoning) {
       request.reasoning = reasoning;
       // A budget asks for thinking; adaptive thinking lets the model decide, so a model that
       // does not think answers as it is (Claude Code sends it on every request).
       if (!reasoning.adaptive) record('thinking', 'reasoning');
     }
+    if (betweenTools) addAnthropicOptions(request, { betweenTools });
+    if (blockBinding) addAnthropicOptions(request, { blockBinding });
   }
   if (!isAbsent(body.output_format)) {
     // The beta's older name for output_config.format.
@@ -96,14 +102,19 @@ function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRe
     record('output_format', 'response_format');
   }
   if (isAbsent(body.output_config)) return;
-  const { effort, anthropicEffort, responseFormat } = decodeOutputConfig(body.output_config);
-  if (anthropicEffort) request.anthropic = { body: { ...request.anthropic?.body }, betas: request.anthropic?.betas ?? [], effort: anthropicEffort };
+  const { effort, anthropicEffort, responseFormat, taskBudget } = decodeOutputConfig(body.output_config);
+  if (anthropicEffort) addAnthropicOptions(request, { effort: anthropicEffort });
+  if (taskBudget) addAnthropicOptions(request, { taskBudget });
   // An effort is advisory as well: it tunes thinking where there is thinking.
   if (effort) request.reasoning = { ...request.reasoning, effort };
   if (responseFormat) {
     request.responseFormat = responseFormat;
     record('output_config.format', 'response_format');
   }
+}
+
+function addAnthropicOptions(request: TextRequest, options: Partial<AnthropicOptions>): void {
+  request.anthropic = { body: {}, betas: [], ...request.anthropic, ...options };
 }
 
 /** Whether a system, message or tool block carries a `cache_control` breakpoint. */

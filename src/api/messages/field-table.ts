@@ -2,7 +2,8 @@ import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol }
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 /** Anthropic-only fields that change nothing a client relies on: forwarded there, ignored elsewhere. */
-const anthropicHint = (note: string) => perProtocol({ kind: 'hint', note }, { kind: 'native' }, { kind: 'hint', note });
+const anthropicHint = (note: string, anthropicNote?: string) =>
+  perProtocol({ kind: 'hint', note }, anthropicNote === undefined ? { kind: 'native' } : { kind: 'native', note: anthropicNote }, { kind: 'hint', note });
 /** Anthropic-only features elsewhere impossible: forwarded there, refused elsewhere with why. */
 const anthropicOnly = (why: string) => perProtocol({ kind: 'refused', note: why }, { kind: 'native' }, { kind: 'refused', note: why });
 
@@ -70,7 +71,12 @@ export const messagesFieldTable: FieldTable = [
     { kind: 'native' },
     { kind: 'translated', note: 'thinkingConfig.thinkingBudget' },
   ) },
-  { field: 'thinking.block_binding', handling: onEveryProtocol('refused', 'not accepted by the gateway; leave it out (Anthropic’s default, error, applies)') },
+  { field: 'thinking.type=between_tools', handling: perProtocol(
+    { kind: 'translated', note: 'thinking off, as for disabled (as Anthropic’s SDK sends it to a fallback model that lacks it); no progress notes between tool calls' },
+    { kind: 'native', note: 'also when translated' },
+    { kind: 'translated', note: 'thinking off, as for disabled (as Anthropic’s SDK sends it to a fallback model that lacks it); no progress notes between tool calls' },
+  ) },
+  { field: 'thinking.block_binding', handling: anthropicHint('no Claude thinking block is sent to another protocol, so there is no block to check', 'also when translated') },
   { field: 'thinking.display', handling: perProtocol(
     { kind: 'hint', note: 'OpenAI returns no thinking text' },
     { kind: 'native' },
@@ -79,7 +85,7 @@ export const messagesFieldTable: FieldTable = [
   { field: 'output_config', handling: perProtocol({ kind: 'translated' }, { kind: 'native' }, { kind: 'translated' }) },
   { field: 'output_config.effort', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort (xhigh, max → high)' }, { kind: 'native' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
   { field: 'output_config.format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'native' }, { kind: 'translated', note: 'responseJsonSchema' }) },
-  { field: 'output_config.task_budget', handling: onEveryProtocol('refused', 'not accepted by the gateway (a beta of Anthropic’s API); leave it out') },
+  { field: 'output_config.task_budget', handling: anthropicHint('an advisory budget Claude paces a whole agentic loop by (Anthropic’s task budgets beta), not a cap; not forwarded', 'also when translated') },
   { field: 'output_format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'translated', note: 'output_config.format' }, { kind: 'translated', note: 'responseJsonSchema' }) },
   { field: 'metadata', handling: perProtocol({ kind: 'translated', note: 'user_id → user' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini has no end-user field; user_id recorded as the log’s end_user' }) },
   { field: 'cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },

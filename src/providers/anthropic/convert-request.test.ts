@@ -354,4 +354,23 @@ describe('convertToAnthropicRequest: what a Messages client sent for Anthropic',
     const body = ask({ anthropic: { body: { context_management: { edits: [{ type: 'clear_thinking_20251015' }] }, cache_control: { type: 'ephemeral' } }, betas: ['x'] } });
     expect(body).toMatchObject({ context_management: { edits: [{ type: 'clear_thinking_20251015' }] }, cache_control: { type: 'ephemeral' } });
   });
+
+  it('sends thinking between_tools, with an effort beside it but no budget from it', () => {
+    expect(ask({ anthropic: { body: {}, betas: [], betweenTools: true } })).toMatchObject({ thinking: { type: 'between_tools' } });
+    expect(ask({ anthropic: { body: {}, betas: [], betweenTools: true } }).output_config).toBeUndefined();
+    const withEffort = ask({ reasoning: { effort: 'high' }, anthropic: { body: {}, betas: [], betweenTools: true, effort: 'max' } });
+    expect(withEffort.thinking).toEqual({ type: 'between_tools' });
+    expect(withEffort.output_config).toEqual({ effort: 'max' });
+  });
+
+  it('puts block_binding into the thinking it came with, and task_budget into output_config beside the effort and format', () => {
+    const binding = { prefix_mismatch_behavior: 'drop_block' };
+    expect(ask({ reasoning: { adaptive: true }, anthropic: { body: {}, betas: [], blockBinding: binding } }).thinking).toEqual({ type: 'adaptive', block_binding: binding });
+    expect(ask({ reasoning: { maxTokens: 4096, effort: 'medium' }, anthropic: { body: {}, betas: [], blockBinding: {} } }).thinking).toEqual({ type: 'enabled', budget_tokens: 4096, block_binding: {} });
+    const budget = { type: 'tokens', total: 64000 };
+    const schema = { type: 'object' };
+    expect(
+      ask({ reasoning: { adaptive: true, effort: 'high' }, responseFormat: { type: 'json_schema', name: 'response', schema }, anthropic: { body: {}, betas: [], taskBudget: budget } }).output_config,
+    ).toEqual({ format: { type: 'json_schema', schema }, effort: 'high', task_budget: budget });
+  });
 });

@@ -24,7 +24,9 @@ const effortBudgets: Record<NonNullable<ReasoningOptions['effort']>, number> = {
 export function convertToAnthropicRequest(request: TextRequest, providerModel: string, stream: boolean): AnthropicMessagesBody {
   rejectUnsupportedParameters(request);
   const { system, messages } = convertToAnthropicMessages(request.messages);
-  const budget = thinkingBudget(request.reasoning, request.maxTokens);
+  const anthropic = request.anthropic;
+  // between_tools is thinking off: an effort beside it tunes the answer, it asks for no budget.
+  const budget = anthropic?.betweenTools ? undefined : thinkingBudget(request.reasoning, request.maxTokens);
   const body: AnthropicMessagesBody = {
     model: providerModel,
     // Thinking tokens count toward max_tokens, which must exceed the budget.
@@ -42,18 +44,27 @@ export function convertToAnthropicRequest(request: TextRequest, providerModel: s
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) body.top_k = request.topK;
   if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
-  if (request.reasoning?.adaptive) {
-    body.thinking = { type: 'adaptive', ...(request.reasoning.display && { display: request.reasoning.display }) };
-    const effort = request.anthropic?.effort ?? request.reasoning.effort;
-    if (effort !== undefined) body.output_config = { ...body.output_config, effort: effort === 'minimal' ? 'low' : effort };
+  // A Messages client's block_binding goes with the thinking it was sent with (enabled or adaptive).
+  const binding = anthropic?.blockBinding ? { block_binding: anthropic.blockBinding } : {};
+  if (anthropic?.betweenTools) {
+    body.thinking = { type: 'between_tools' };
+    setEffort(body, anthropic.effort ?? request.reasoning?.effort);
+  } else if (request.reasoning?.adaptive) {
+    body.thinking = { type: 'adaptive', ...(request.reasoning.display && { display: request.reasoning.display }), ...binding };
+    setEffort(body, anthropic?.effort ?? request.reasoning.effort);
   } else if (budget !== undefined) {
-    body.thinking = { type: 'enabled', budget_tokens: budget, ...(request.reasoning?.display && { display: request.reasoning.display }) };
+    body.thinking = { type: 'enabled', budget_tokens: budget, ...(request.reasoning?.display && { display: request.reasoning.display }), ...binding };
   }
+  if (anthropic?.taskBudget) body.output_config = { ...body.output_config, task_budget: anthropic.taskBudget };
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   // Anthropic-only fields of a Messages client (context_management, cache_control …), as sent.
-  if (request.anthropic) Object.assign(body, request.anthropic.body);
+  if (anthropic) Object.assign(body, anthropic.body);
   if (stream) body.stream = true;
   return body;
+}
+
+function setEffort(body: AnthropicMessagesBody, effort: NonNullable<ReasoningOptions['effort']> | 'xhigh' | 'max' | undefined): void {
+  if (effort !== undefined) body.output_config = { ...body.output_config, effort: effort === 'minimal' ? 'low' : effort };
 }
 
 function rejectUnsupportedParameters(request: TextRequest): void {

@@ -135,10 +135,20 @@ export interface AnthropicMessagesBody {
   top_p?: number;
   top_k?: number;
   stop_sequences?: string[];
-  thinking?: { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted' } | { type: 'adaptive'; display?: 'summarized' | 'omitted' };
+  thinking?:
+    | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted'; block_binding?: Record<string, unknown> }
+    | { type: 'adaptive'; display?: 'summarized' | 'omitted'; block_binding?: Record<string, unknown> }
+    | { type: 'between_tools' };
   metadata?: { user_id: string };
-  /** Structured output (https://docs.claude.com/en/docs/build-with-claude/structured-outputs) and thinking effort. */
-  output_config?: { format?: { type: 'json_schema'; schema: Record<string, unknown> }; effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' };
+  /**
+   * Structured output (https://docs.claude.com/en/docs/build-with-claude/structured-outputs), thinking
+   * effort, and a task budget (https://platform.claude.com/docs/en/build-with-claude/task-budgets).
+   */
+  output_config?: {
+    format?: { type: 'json_schema'; schema: Record<string, unknown> };
+    effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+    task_budget?: Record<string, unknown>;
+  };
   stream?: boolean;
   /** Anthropic-only fields a Messages client sent (context_management, container, cache_control …). */
   [field: string]: unknown;

@@ -243,3 +243,10 @@ describe('convertRequest: hosted web search', () => {
     expect(body.tools).toEqual([{ functionDeclarations: [{ name: 'f' }] }, { googleSearch: {} }]);
   });
 });
+
+describe('convertRequest: what a Messages client sent only for Claude', () => {
+  it('sends nothing for between_tools (thinking off), block_binding or task_budget', () => {
+    const body = convertRequest(request([user('x')], { anthropic: { body: {}, betas: [], betweenTools: true, blockBinding: {}, taskBudget: { type: 'tokens', total: 20000 } } }));
+    expect(body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
+  });
+});

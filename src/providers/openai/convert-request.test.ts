@@ -248,6 +248,11 @@ describe('convertToChatCompletionsRequest: web search and the prompt cache key',
     expect(body.web_search_options).toEqual({ search_context_size: 'high', user_location: { type: 'approximate', approximate: { city: 'Oslo' } } });
   });
 
+  it('sends nothing for the Claude-only thinking and budget options of a Messages client (hints here)', () => {
+    const body = convertToChatCompletionsRequest(request({ anthropic: { body: {}, betas: [], betweenTools: true, blockBinding: {}, taskBudget: { type: 'tokens', total: 20000 } } }), openai);
+    expect(body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+  });
+
   it('forwards prompt_cache_key to OpenAI itself only, as it is a hint other servers may not know', () => {
     expect(convertToChatCompletionsRequest(request({ promptCacheKey: 'k' }), openai).prompt_cache_key).toBe('k');
     expect(convertToChatCompletionsRequest(request({ promptCacheKey: 'k' }), groq)).not.toHaveProperty('prompt_cache_key');

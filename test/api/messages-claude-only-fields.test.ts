@@ -1,0 +1,106 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+
+/**
+ * Fields of the Anthropic SDK's beta request types that only Claude has — `thinking.block_binding`,
+ * `thinking: {type: "between_tools"}` and `output_config.task_budget` — sent with the SDK's beta
+ * client: native on an anthropic-wire model, whether the body is relayed as sent or translated;
+ * on other protocols hints (block_binding, task_budget) or thinking off (between_tools), never a 400.
+ */
+const catalog = (simulatorUrl: string) =>
+  simulatedCatalogYaml(simulatorUrl).replace(/(model: (?:gpt-sim|claude-sim|gemini-sim)\n.*\n\s+supported_parameters: \[[^\]]*)\]/g, '$1, reasoning]');
+
+const betas = ['task-budgets-2026-03-13'];
+
+const adaptiveBody = (model: string) => ({
+  model,
+  max_tokens: 512,
+  thinking: { type: 'adaptive' as const, display: 'omitted' as const, block_binding: { prefix_mismatch_behavior: 'drop_block' as const } },
+  output_config: { effort: 'high' as const, task_budget: { type: 'tokens' as const, total: 64000, remaining: 50000 } },
+  messages: [{ role: 'user' as const, content: 'say hi' }],
+});
+
+const betweenToolsBody = (model: string) => ({
+  model,
+  max_tokens: 512,
+  thinking: { type: 'between_tools' as const },
+  tools: [{ name: 'Bash', description: 'Runs a command.', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } }],
+  messages: [{ role: 'user' as const, content: 'list the files' }],
+});
+
+type BetaParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
+
+let relaying: SimulatedGateway;
+let translating: SimulatedGateway;
+beforeAll(async () => {
+  relaying = await startSimulatedGateway({ catalogYaml: catalog });
+  translating = await startSimulatedGateway({ catalogYaml: catalog, configure: (config) => (config.server.passThrough = false) });
+});
+afterAll(async () => {
+  await relaying?.close();
+  await translating?.close();
+});
+
+const clientOf = (gateway: SimulatedGateway) => new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+
+describe('Claude-only thinking and output_config fields on an anthropic-wire model', () => {
+  it('are relayed byte for byte, with the betas, when the body goes as sent', async () => {
+    for (const body of [adaptiveBody, betweenToolsBody]) {
+      relaying.simulator.reset();
+      const message = await clientOf(relaying).beta.messages.create({ ...body('sim/anthropic-model'), betas } as BetaParams);
+      expect(message.role).toBe('assistant');
+      const received = relaying.simulator.lastRequest('anthropic');
+      if (!received) return expect.fail('the simulator received no request');
+      expect(received.rawBody).toBe(JSON.stringify(body('claude-sim')));
+      expect(received.headers['anthropic-beta']).toBe(betas.join(','));
+    }
+  });
+
+  it('are carried over unchanged when the request is translated', async () => {
+    translating.simulator.reset();
+    await clientOf(translating).beta.messages.create({ ...adaptiveBody('sim/anthropic-model'), betas } as BetaParams);
+    let received = translating.simulator.lastRequest('anthropic');
+    if (!received) return expect.fail('the simulator received no request');
+    // Translated, not relayed: the gateway built this body itself.
+    expect(received.rawBody).not.toBe(JSON.stringify(adaptiveBody('claude-sim')));
+    const sent = adaptiveBody('claude-sim');
+    expect((received.body as { thinking: unknown }).thinking).toEqual(sent.thinking);
+    expect((received.body as { output_config: unknown }).output_config).toEqual(sent.output_config);
+    expect(received.headers['anthropic-beta']).toBe(betas.join(','));
+
+    translating.simulator.reset();
+    const message = await clientOf(translating).beta.messages.create({ ...betweenToolsBody('sim/anthropic-model'), betas } as BetaParams);
+    expect(message.stop_reason).toBe('tool_use');
+    received = translating.simulator.lastRequest('anthropic');
+    expect((received?.body as { thinking: unknown }).thinking).toEqual({ type: 'between_tools' });
+    expect(received?.body).not.toHaveProperty('output_config');
+  });
+});
+
+describe('Claude-only thinking and output_config fields on other protocols', () => {
+  it.each([
+    ['sim/openai-model', 'openai'],
+    ['sim/gemini-model', 'gemini'],
+  ] as const)('are accepted on %s: block_binding and task_budget as hints that go no further', async (model, protocol) => {
+    relaying.simulator.reset();
+    const message = await clientOf(relaying).beta.messages.create({ ...adaptiveBody(model), betas } as BetaParams);
+    expect(message.role).toBe('assistant');
+    const received = relaying.simulator.lastRequest(protocol);
+    if (!received) return expect.fail('the simulator received no request');
+    expect(received.rawBody).not.toMatch(/block_binding|prefix_mismatch|task_budget|64000/);
+  });
+
+  it.each([
+    ['sim/openai-model', 'openai', (body: Record<string, unknown>) => expect(body).not.toHaveProperty('reasoning_effort')],
+    ['sim/gemini-model', 'gemini', (body: Record<string, unknown>) => expect(body.generationConfig ?? {}).not.toHaveProperty('thinkingConfig')],
+  ] as const)('take thinking between_tools on %s as thinking off, as for disabled', async (model, protocol, check) => {
+    relaying.simulator.reset();
+    const message = await clientOf(relaying).beta.messages.create({ ...betweenToolsBody(model), betas } as BetaParams);
+    expect(message.stop_reason).toBe('tool_use');
+    const received = relaying.simulator.lastRequest(protocol);
+    if (!received) return expect.fail('the simulator received no request');
+    check(received.body as Record<string, unknown>);
+    expect(received.rawBody).not.toContain('between_tools');
+  });
+});
