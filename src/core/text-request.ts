@@ -22,7 +22,12 @@ export type ResponseFormat =
  */
 export interface WebSearchOptions {
   contextSize?: 'low' | 'medium' | 'high';
+  /**
+   * Domain filters: only these domains, or never these. Only Anthropic's search takes them, so
+   * the decoders make them a routing requirement that only anthropic-wire endpoints meet.
+   */
   allowedDomains?: string[];
+  blockedDomains?: string[];
   userLocation?: { city?: string; country?: string; region?: string; timezone?: string };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../catalog/catalog.js';
 import { catchGatewayError } from '../errors/__fixtures__/catch-gateway-error.js';
-import { buildTestConfig } from '../../test/helpers/test-config.js';
+import { buildTestConfig, testCatalogYaml } from '../../test/helpers/test-config.js';
+import { webSearchDomainFilter } from '../api/shared/text-call.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { selectCandidates, type SelectionInput } from './select-candidates.js';
 
@@ -90,6 +91,40 @@ describe('selectCandidates', () => {
     health.recordFailure(EndpointHealth.keyOf('sim', 'chat-small'));
     health.recordFailure(EndpointHealth.keyOf('sim', 'chat-small'));
     expect(select({ health }).map((candidate) => candidate.provider.id)).toEqual(['sim-anthropic', 'sim']);
+  });
+});
+
+describe('selectCandidates: web search and its domain filter', () => {
+  // acme/chat-small searches on both of its endpoints (openai- and anthropic-wire); acme/chat-small:free on its openai-wire one only.
+  const searching = buildCatalog(
+    buildTestConfig({
+      yaml: testCatalogYaml
+        .replace('supported_parameters: [max_tokens, temperature, top_p, stop, seed, tools, tool_choice, response_format]', 'supported_parameters: [max_tokens, temperature, top_p, stop, seed, tools, tool_choice, response_format, web_search]')
+        .replace('supported_parameters: [max_tokens, temperature, top_p, top_k, stop, tools, tool_choice]', 'supported_parameters: [max_tokens, temperature, top_p, top_k, stop, tools, tool_choice, web_search]')
+        .replace('supported_parameters: [max_tokens, temperature]', 'supported_parameters: [max_tokens, temperature, web_search]'),
+    }),
+  );
+  const search = { name: 'web_search' as const, field: 'tools[type=web_search]' };
+
+  it('keeps every endpoint with a search for the search alone, and only anthropic-wire ones for a domain filter', () => {
+    expect(select({ catalog: searching, parameters: [search] }).map((candidate) => candidate.provider.id)).toEqual(['sim', 'sim-anthropic']);
+    const filtered = select({ catalog: searching, parameters: [search, webSearchDomainFilter('tools[0].allowed_domains')] });
+    expect(filtered.map((candidate) => candidate.provider.id)).toEqual(['sim-anthropic']);
+  });
+
+  it('refuses a domain filter on a model whose search cannot take one, naming the field, the model, why, and the models that honour it', () => {
+    const error = refusal(() => select({ catalog: searching, model: 'acme/chat-small:free', parameters: [search, webSearchDomainFilter('tools[0].blocked_domains')] }));
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'tools[0].blocked_domains' });
+    expect(error.message).toBe(
+      "Unsupported parameter: 'tools[0].blocked_domains' is not supported by model 'acme/chat-small:free': its provider’s web search cannot be restricted by domain (OpenAI’s Chat Completions web search and Gemini’s Google Search grounding take no domain filter), and searching every site instead would not be what was asked; remove it, or use a model that honours it (acme/chat-small).",
+    );
+  });
+
+  it('refuses the search itself first on a model without any', () => {
+    const error = refusal(() => select({ model: 'acme/chat-small', parameters: [search, webSearchDomainFilter('tools[0].allowed_domains')] }));
+    expect(error.param).toBe('tools[type=web_search]');
+    expect(error.message).toContain('no hosted web search');
+    expect(error.message).toContain('no model of this gateway offers it');
   });
 });
 

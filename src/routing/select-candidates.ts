@@ -37,8 +37,8 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
   const primary = catalog.modelById.get(route.model);
   if (primary && apiEndpointsOf(primary).includes(input.api)) {
     for (const parameter of input.parameters) {
-      if (!primary.endpoints.some((endpoint) => endpoint.supportedParameters.includes(parameter.name))) {
-        if (parameter.name === 'web_search') throw hostedToolUnavailable(parameter.field, primary.id, catalog, input.api);
+      if (!primary.endpoints.some((endpoint) => meets(catalog, endpoint, parameter))) {
+        if (parameter.onlyOn || parameter.name === 'web_search') throw requirementUnmet(parameter, primary.id, catalog, input.api);
         throw unsupportedParameter(parameter.field, `is not supported by model '${primary.id}'`);
       }
     }
@@ -54,7 +54,7 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
       (endpoint) =>
         isEndpointAvailable(catalog, endpoint) &&
         (!input.stream || endpoint.streaming) &&
-        input.parameters.every((parameter) => endpoint.supportedParameters.includes(parameter.name)),
+        input.parameters.every((parameter) => meets(catalog, endpoint, parameter)),
     );
     const preferred = applyPreferences(usable, route.provider);
     if (preferred.length < usable.length) excludedByRequest = true;
@@ -77,14 +77,29 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
   throw new GatewayError('no_available_provider', `No provider for model '${route.model}'${reason}`);
 }
 
-/** A hosted tool is a hard requirement: say which models of the catalog do offer it. */
-function hostedToolUnavailable(field: string, modelId: string, catalog: Catalog, api: ApiEndpoint): GatewayError {
+/** Whether an endpoint honours a requested parameter: it lists it, and its protocol is one the parameter needs. */
+function meets(catalog: Catalog, endpoint: ModelEndpointConfig, parameter: RequestedParameter): boolean {
+  if (!endpoint.supportedParameters.includes(parameter.name)) return false;
+  if (!parameter.onlyOn) return true;
+  const api = catalog.providerById.get(endpoint.provider)?.api;
+  return api !== undefined && (parameter.onlyOn.protocols as readonly string[]).includes(api);
+}
+
+/**
+ * A hosted tool, or a requirement only some protocols meet (a search domain filter), is a hard
+ * requirement: say why the model cannot meet it, and which models of the catalog do.
+ */
+function requirementUnmet(parameter: RequestedParameter, modelId: string, catalog: Catalog, api: ApiEndpoint): GatewayError {
   const offering = [...catalog.modelById.values()]
-    .filter((model) => apiEndpointsOf(model).includes(api) && model.endpoints.some((endpoint) => endpoint.supportedParameters.includes('web_search')))
+    .filter((model) => apiEndpointsOf(model).includes(api) && model.endpoints.some((endpoint) => meets(catalog, endpoint, parameter)))
     .map((model) => model.id);
+  if (parameter.onlyOn) {
+    const alternatives = offering.length > 0 ? `remove it, or use a model that honours it (${offering.join(', ')})` : 'remove it: no model of this gateway honours it';
+    return unsupportedParameter(parameter.field, `is not supported by model '${modelId}': ${parameter.onlyOn.why}; ${alternatives}`);
+  }
   const alternatives = offering.length > 0 ? `use a model that offers it (${offering.join(', ')})` : 'no model of this gateway offers it';
   return unsupportedParameter(
-    field,
+    parameter.field,
     `is not supported by model '${modelId}': its provider has no hosted web search to run the tool; remove the tool, or ${alternatives}`,
   );
 }

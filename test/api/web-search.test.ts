@@ -2,7 +2,10 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
-/** Chat Completions' `web_search_options`: served where the endpoint has a search, refused with alternatives elsewhere. */
+/**
+ * Chat Completions' `web_search_options` and the Responses `web_search` tool: served where the
+ * endpoint has a search, refused with alternatives elsewhere; a domain filter only where the search takes one.
+ */
 describe('hosted web search from Chat Completions', () => {
   let gateway: SimulatedGateway;
   let client: OpenAI;
@@ -35,5 +38,32 @@ describe('hosted web search from Chat Completions', () => {
     expect((error as Error).message).toBe(
       "400 Unsupported parameter: 'web_search_options' is not supported by model 'sim/backup': its provider has no hosted web search to run the tool; remove the tool, or use a model that offers it (sim/openai-model, sim/anthropic-model, sim/gemini-model).",
     );
+  });
+
+  describe('a Responses web_search tool with filters.allowed_domains', () => {
+    const search = (allowed: string[]) => ({ type: 'web_search' as const, filters: { allowed_domains: allowed } });
+
+    it('reaches an anthropic-wire model as its search tool’s allowed_domains', async () => {
+      gateway.simulator.reset();
+      const response = await client.responses.create({ model: 'sim/anthropic-model', input: 'news today', tools: [search(['example.com'])] });
+      expect(response.status).toBe('completed');
+      expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ tools: [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: ['example.com'] }] });
+    });
+
+    it.each(['sim/openai-model', 'sim/gemini-model'])('is refused on %s, whose search has no domain filter, naming the field, the model, why and the models that honour it', async (model) => {
+      const error = await client.responses.create({ model, input: 'x', tools: [search(['example.com'])] }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('tools[0].filters.allowed_domains');
+      expect((error as Error).message).toBe(
+        `400 Unsupported parameter: 'tools[0].filters.allowed_domains' is not supported by model '${model}': its provider’s web search cannot be restricted by domain (OpenAI’s Chat Completions web search and Gemini’s Google Search grounding take no domain filter), and searching every site instead would not be what was asked; remove it, or use a model that honours it (sim/anthropic-model).`,
+      );
+    });
+
+    it('is accepted with an empty list, which restricts nothing, on any model', async () => {
+      gateway.simulator.reset();
+      const response = await client.responses.create({ model: 'sim/openai-model', input: 'news today', tools: [search([])] });
+      expect(response.status).toBe('completed');
+      expect(gateway.simulator.lastRequest('openai')?.body).toHaveProperty('web_search_options');
+    });
   });
 });

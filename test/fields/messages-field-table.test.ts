@@ -82,7 +82,6 @@ describe('the Messages field table', () => {
     const refused: Array<[Record<string, unknown>, string]> = [
       [{ tools: [{ ...tool, allowed_callers: ['direct'] }] }, 'tools[0].allowed_callers'],
       [{ tools: [{ ...tool, input_examples: [{ input: {} }] }] }, 'tools[0].input_examples'],
-      [{ tools: [{ type: 'web_search_20250305', name: 'web_search', blocked_domains: ['a.com'] }] }, 'tools[0].blocked_domains'],
       [{ tools: [{ type: 'web_search_20260318', name: 'web_search', response_inclusion: 'full' }] }, 'tools[0].response_inclusion'],
       [{ tools: [{ type: 'web_search_20250305', name: 'web_search', strict: true }] }, 'tools[0].strict'],
       [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', citations: [{ type: 'char_location' }] }] }] }, 'messages[0].content[0].citations'],

@@ -167,7 +167,8 @@ describe('decodeMessagesRequest: tools', () => {
   });
 
   it.each([
-    [{ tools: [{ type: 'web_search_20250305', name: 'web_search', blocked_domains: ['x.com'] }] }, 'tools[0].blocked_domains'],
+    [{ tools: [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: ['a.com'], blocked_domains: ['x.com'] }] }, 'tools[0].blocked_domains'],
+    [{ tools: [{ type: 'web_search_20250305', name: 'web_search', blocked_domains: 'x.com' }] }, 'tools[0].blocked_domains'],
     [{ tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'tools[0].type'],
     [{ tools: [{ name: 'x', input_schema: {}, defer_loading: 'yes' }] }, 'tools[0].defer_loading'],
     [{ tools: [{ name: 'x' }] }, 'tools[0].input_schema'],
@@ -177,6 +178,32 @@ describe('decodeMessagesRequest: tools', () => {
     [{ tool_choice: 'auto' }, 'tool_choice'],
   ])('refuses bad tools %#', (extra, param) => {
     expect(refusalOf(extra)).toMatchObject({ code: 'invalid_request', param });
+  });
+});
+
+describe('decodeMessagesRequest: web search domain filters', () => {
+  const search = { type: 'web_search_20250305', name: 'web_search' };
+
+  it.each([
+    ['allowed_domains', 'allowedDomains'],
+    ['blocked_domains', 'blockedDomains'],
+  ] as const)('carries %s and makes it a requirement only Anthropic’s search meets, after the search itself', (field, option) => {
+    const call = decode({ tools: [{ name: 'f', input_schema: { type: 'object' } }, { ...search, [field]: ['example.com'], max_uses: 3 }] });
+    expect(call.request.webSearch).toEqual({ [option]: ['example.com'] });
+    expect(call.parameters.map(({ name, field: named, onlyOn }) => [name, named, onlyOn?.protocols])).toEqual([
+      ['tools', 'tools', undefined],
+      ['web_search', 'tools[type=web_search]', undefined],
+      ['web_search', `tools[1].${field}`, ['anthropic']],
+    ]);
+    expect(call.parameters[2].onlyOn?.why).toMatch(/cannot be restricted by domain/);
+  });
+
+  it('takes an empty or null list as no filter, and no requirement', () => {
+    for (const extra of [{ allowed_domains: [] }, { blocked_domains: [] }, { allowed_domains: null, blocked_domains: null }]) {
+      const call = decode({ tools: [{ ...search, ...extra }] });
+      expect(call.request.webSearch).toEqual({});
+      expect(call.parameters).toEqual([{ name: 'web_search', field: 'tools[type=web_search]' }]);
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import { decodeRouteRequest } from '../shared/decode-route-request.js';
 import { topLevelFields } from '../shared/field-table.js';
 import { decodeAnthropicOptions } from './decode-anthropic-options.js';
 import { messagesFieldTable } from './field-table.js';
-import type { DecodedTextCall, RequestedParameter } from '../shared/text-call.js';
+import { webSearchDomainFilter, type DecodedTextCall, type RequestedParameter } from '../shared/text-call.js';
 import { isAbsent, readBoolean, readInteger, readNumber, readStringList } from '../shared/read-json-fields.js';
 import { decodeMessages, decodeSystem } from './decode-messages.js';
 import { decodeMetadataUser, decodeOutputConfig, decodeOutputFormat, decodeThinking } from './decode-output-options.js';
@@ -38,7 +38,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
   const anthropic = decodeAnthropicOptions(body, headers, hasBlockBreakpoints(body));
   if (anthropic) request.anthropic = anthropic;
   if (has('tools')) {
-    const { tools, webSearch } = decodeTools(body.tools);
+    const { tools, webSearch, domainFilter } = decodeTools(body.tools);
     if (tools.length > 0) {
       request.tools = tools;
       record('tools', 'tools');
@@ -46,6 +46,8 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
     if (webSearch) {
       request.webSearch = webSearch;
       record('tools[type=web_search]', 'web_search');
+      // After the search itself, so that a model without any search is refused for that first.
+      if (domainFilter) parameters.push(webSearchDomainFilter(domainFilter));
     }
   }
   if (has('tool_choice')) {

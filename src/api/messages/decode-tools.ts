@@ -14,18 +14,27 @@ const choiceKeys: Record<string, ReadonlySet<string>> = {
 
 const webSearchKeys = new Set(['type', 'name', 'max_uses', 'allowed_domains', 'blocked_domains', 'user_location', 'cache_control']);
 
+export interface DecodedTools {
+  tools: ToolDefinition[];
+  webSearch?: WebSearchOptions;
+  /** The web search tool's domain filter (`tools[i].allowed_domains` or `.blocked_domains`), when it has one. */
+  domainFilter?: string;
+}
+
 /**
  * `tools`: custom tools, and the web search server tool, which becomes the hosted search of
  * whichever provider serves (Anthropic's own tool, Gemini's grounding, OpenAI's search). Other
  * server tools (bash, code execution…) run inside Anthropic's API and are refused.
  */
-export function decodeTools(value: unknown): { tools: ToolDefinition[]; webSearch?: WebSearchOptions } {
-  let webSearch: WebSearchOptions | undefined;
-  const tools = readArray(value, 'tools').flatMap((entry, index): ToolDefinition[] => {
+export function decodeTools(value: unknown): DecodedTools {
+  const decoded: DecodedTools = { tools: [] };
+  decoded.tools = readArray(value, 'tools').flatMap((entry, index): ToolDefinition[] => {
     const field = `tools[${index}]`;
     const tool = readObject(entry, field);
     if (typeof tool.type === 'string' && tool.type.startsWith('web_search_')) {
-      webSearch = decodeWebSearchTool(tool, field);
+      decoded.webSearch = decodeWebSearchTool(tool, field);
+      const filter = decoded.webSearch.allowedDomains ? 'allowed_domains' : decoded.webSearch.blockedDomains ? 'blocked_domains' : undefined;
+      if (filter) decoded.domainFilter = `${field}.${filter}`;
       return [];
     }
     if (!isAbsent(tool.type) && tool.type !== 'custom') {
@@ -43,14 +52,25 @@ export function decodeTools(value: unknown): { tools: ToolDefinition[]; webSearc
     if (!isAbsent(tool.strict)) definition.strict = readBoolean(tool.strict, `${field}.strict`);
     return [definition];
   });
-  return webSearch ? { tools, webSearch } : { tools };
+  return decoded;
 }
 
+/**
+ * The web search server tool's settings. A domain filter (`allowed_domains` or `blocked_domains`,
+ * not both, as Anthropic says) restricts what is searched: a requirement only Anthropic's search
+ * meets (the decoder routes on it); an empty list restricts nothing. `max_uses` is a hint,
+ * forwarded only when the request is relayed as sent.
+ */
 function decodeWebSearchTool(tool: JsonObject, field: string): WebSearchOptions {
   rejectUnknownKeys(tool, webSearchKeys, field);
-  if (!isAbsent(tool.blocked_domains)) throw unsupportedParameter(`${field}.blocked_domains`, 'is not supported by every provider’s search; use allowed_domains');
   const options: WebSearchOptions = {};
-  if (!isAbsent(tool.allowed_domains)) options.allowedDomains = readStringList(tool.allowed_domains, `${field}.allowed_domains`);
+  const allowed = isAbsent(tool.allowed_domains) ? [] : readStringList(tool.allowed_domains, `${field}.allowed_domains`);
+  const blocked = isAbsent(tool.blocked_domains) ? [] : readStringList(tool.blocked_domains, `${field}.blocked_domains`);
+  if (allowed.length > 0 && blocked.length > 0) {
+    throw invalidRequest(`'${field}.allowed_domains' and '${field}.blocked_domains' cannot be used together; send one of them`, `${field}.blocked_domains`);
+  }
+  if (allowed.length > 0) options.allowedDomains = allowed;
+  if (blocked.length > 0) options.blockedDomains = blocked;
   if (!isAbsent(tool.user_location)) {
     const location = readObject(tool.user_location, `${field}.user_location`);
     rejectUnknownKeys(location, new Set(['type', 'city', 'country', 'region', 'timezone']), `${field}.user_location`);

@@ -6,6 +6,16 @@ const anthropicHint = (note: string, anthropicNote?: string) =>
   perProtocol({ kind: 'hint', note }, anthropicNote === undefined ? { kind: 'native' } : { kind: 'native', note: anthropicNote }, { kind: 'hint', note });
 /** Anthropic-only features elsewhere impossible: forwarded there, refused elsewhere with why. */
 const anthropicOnly = (why: string) => perProtocol({ kind: 'refused', note: why }, { kind: 'native' }, { kind: 'refused', note: why });
+/**
+ * A web search domain filter restricts what is searched, so a search of every site is no
+ * substitute: only Anthropic's search takes one (routing picks an anthropic-wire endpoint;
+ * see `webSearchDomainFilter`).
+ */
+const domainFilter = perProtocol(
+  { kind: 'refused', note: 'web search: web_search_options has no domain filter; 400 naming the models whose search honours it (an empty list accepted)' },
+  { kind: 'native', note: 'also when translated; not together with the other filter' },
+  { kind: 'refused', note: 'web search: googleSearch has no domain filter in the Gemini API; 400 naming the models whose search honours it (an empty list accepted)' },
+);
 
 /**
  * Every top-level field of `@anthropic-ai/sdk`'s `MessageCreateParamsBase` and of the beta
@@ -46,12 +56,8 @@ export const messagesFieldTable: FieldTable = [
     { kind: 'hint', note: 'web search: forwarded when the request is relayed as sent; not capped when translated' },
     { kind: 'hint', note: 'web search: searches are not capped' },
   ) },
-  { field: 'tools[].allowed_domains', handling: perProtocol(
-    { kind: 'hint', note: 'web search: not forwarded (web_search_options has no domain filter)' },
-    { kind: 'native' },
-    { kind: 'hint', note: 'web search: not forwarded (googleSearch has no domain filter)' },
-  ) },
-  { field: 'tools[].blocked_domains', handling: onEveryProtocol('refused', 'web search: not every provider’s search can exclude domains; use allowed_domains') },
+  { field: 'tools[].allowed_domains', handling: domainFilter },
+  { field: 'tools[].blocked_domains', handling: domainFilter },
   { field: 'tools[].user_location', handling: perProtocol(
     { kind: 'translated', note: 'web_search_options.user_location' },
     { kind: 'native' },

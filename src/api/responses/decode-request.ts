@@ -2,7 +2,7 @@ import type { Message } from '../../core/content.js';
 import type { TextRequest } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeRouteRequest } from '../shared/decode-route-request.js';
-import type { DecodedTextCall, RequestedParameter } from '../shared/text-call.js';
+import { webSearchDomainFilter, type DecodedTextCall, type RequestedParameter } from '../shared/text-call.js';
 import { decodeInputItems } from './decode-input-items.js';
 import { decodeReasoning, decodeTextFormat } from './decode-text-options.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
@@ -40,6 +40,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     if (decoded.webSearch) {
       request.webSearch = decoded.webSearch;
       parameters.push({ name: 'web_search', field: 'tools[type=web_search]' });
+      if (decoded.domainFilter) parameters.push(webSearchDomainFilter(decoded.domainFilter));
     }
     if (decoded.tools.length > 0) {
       request.tools = decoded.tools;

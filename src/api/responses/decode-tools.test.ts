@@ -96,6 +96,22 @@ describe('decodeResponsesRequest: namespace and web search tools', () => {
     expect(refusal({ ...base, tools: [{ type: 'tool_search', execution: 'client' }] }).param).toBe('tools[0].execution');
   });
 
+  it('makes a domain filter a requirement routing must meet, after the search itself; an empty list restricts nothing', () => {
+    const { call } = decodeResponsesRequest({ ...base, tools: [weather, { type: 'web_search', filters: { allowed_domains: ['pubmed.ncbi.nlm.nih.gov'] } }] });
+    expect(call.request.webSearch).toEqual({ allowedDomains: ['pubmed.ncbi.nlm.nih.gov'] });
+    expect(call.parameters.map(({ name, field, onlyOn }) => ({ name, field, protocols: onlyOn?.protocols }))).toEqual([
+      { name: 'web_search', field: 'tools[type=web_search]', protocols: undefined },
+      { name: 'web_search', field: 'tools[1].filters.allowed_domains', protocols: ['anthropic'] },
+      { name: 'tools', field: 'tools', protocols: undefined },
+    ]);
+    for (const filters of [{}, { allowed_domains: [] }, { allowed_domains: null }, null]) {
+      const neutral = decodeResponsesRequest({ ...base, tools: [{ type: 'web_search', filters }] }).call;
+      expect(neutral.request.webSearch).toEqual({});
+      expect(neutral.parameters).toEqual([{ name: 'web_search', field: 'tools[type=web_search]' }]);
+    }
+    expect(refusal({ ...base, tools: [{ type: 'web_search', filters: { allowed_domains: [5] } }] }).param).toBe('tools[0].filters.allowed_domains[0]');
+  });
+
   it('refuses malformed web search options by path', () => {
     expect(refusal({ ...base, tools: [{ type: 'web_search', search_context_size: 'huge' }] }).param).toBe('tools[0].search_context_size');
     expect(refusal({ ...base, tools: [{ type: 'web_search', color: 'red' }] }).param).toBe('tools[0].color');

@@ -19,6 +19,8 @@ export interface DecodedTools {
   echo: ToolWire[];
   namespaces: ToolNamespaces;
   webSearch?: WebSearchOptions;
+  /** The web search tool's domain filter (`tools[i].filters.allowed_domains`), when it restricts anything. */
+  domainFilter?: string;
 }
 
 /**
@@ -61,6 +63,7 @@ export function decodeTools(value: unknown): DecodedTools {
     } else if (webSearchTypes.has(tool.type)) {
       if (result.webSearch) throw invalidRequest(`'${path}' repeats the web search tool`, path);
       result.webSearch = decodeWebSearch(tool, path);
+      if (result.webSearch.allowedDomains) result.domainFilter = `${path}.filters.allowed_domains`;
       result.echo.push(tool as unknown as WebSearchToolWire);
     } else if (tool.type === 'tool_search') {
       // OpenAI's search over tools marked `defer_loading`: the gateway offers every tool
@@ -98,7 +101,11 @@ function decodeFunction(tool: JsonObject, path: string): { tool: ToolDefinition;
   };
 }
 
-/** OpenAI's web search settings, in the canonical shape every provider's search tool reads. */
+/**
+ * OpenAI's web search settings, in the canonical shape every provider's search tool reads. A
+ * domain filter is a routing requirement (see `webSearchDomainFilter`); an empty or null list,
+ * or `filters` without one, restricts nothing and is no requirement.
+ */
 function decodeWebSearch(tool: JsonObject, path: string): WebSearchOptions {
   rejectUnknownKeys(tool, webSearchKeys, path);
   if (!isAbsent(tool.external_web_access)) readBoolean(tool.external_web_access, `${path}.external_web_access`);
@@ -110,9 +117,10 @@ function decodeWebSearch(tool: JsonObject, path: string): WebSearchOptions {
     const filters = readObject(tool.filters, `${path}.filters`);
     rejectUnknownKeys(filters, new Set(['allowed_domains']), `${path}.filters`);
     if (!isAbsent(filters.allowed_domains)) {
-      options.allowedDomains = readArray(filters.allowed_domains, `${path}.filters.allowed_domains`).map((domain, index) =>
+      const domains = readArray(filters.allowed_domains, `${path}.filters.allowed_domains`).map((domain, index) =>
         expectString(domain, `${path}.filters.allowed_domains[${index}]`),
       );
+      if (domains.length > 0) options.allowedDomains = domains;
     }
   }
   if (!isAbsent(tool.user_location)) options.userLocation = decodeUserLocation(tool.user_location, `${path}.user_location`);

@@ -33,9 +33,9 @@ export const responsesFieldTable: FieldTable = [
   { field: 'tools[].allowed_callers', handling: onEveryProtocol('hint', 'OpenAI’s programmatic tool calling: not forwarded, the model calls the tools itself') },
   { field: 'tools[].output_schema', handling: onEveryProtocol('hint', 'for OpenAI’s programmatic tool calling: not forwarded') },
   { field: 'tools[].filters', handling: perProtocol(
-    { kind: 'hint', note: 'web search: not forwarded (web_search_options has no domain filter)' },
+    { kind: 'refused', note: 'web search: Chat Completions’ web_search_options has no domain filter; 400 naming the models whose search honours allowed_domains (an empty list accepted)' },
     { kind: 'translated', note: 'web search: allowed_domains' },
-    { kind: 'hint', note: 'web search: not forwarded (googleSearch has no domain filter)' },
+    { kind: 'refused', note: 'web search: googleSearch has no domain filter in the Gemini API; 400 naming the models whose search honours allowed_domains (an empty list accepted)' },
   ) },
   { field: 'tools[].search_context_size', handling: perProtocol(
     { kind: 'translated', note: 'web_search_options.search_context_size' },

@@ -1,11 +1,39 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { CanonicalParameter, TextRequest } from '../../core/text-request.js';
 import type { RouteRequest } from '../../core/provider-preferences.js';
+import type { TextProviderApi } from '../../providers/protocol-descriptor.js';
 
 /** A parameter the client set: its canonical name, and the field name in the client's style. */
 export interface RequestedParameter {
   name: CanonicalParameter;
   field: string;
+  /**
+   * A requirement that an endpoint supporting `name` does not meet by that alone: only endpoints
+   * whose provider speaks one of `protocols` do (a web search domain filter: only Anthropic's
+   * search takes one). `why` is what a refusal says about a model none of whose endpoints do.
+   */
+  onlyOn?: { protocols: readonly TextProviderApi[]; why: string };
+}
+
+/**
+ * A web search domain filter (Messages `allowed_domains` / `blocked_domains`, Responses
+ * `filters.allowed_domains`) is a requirement, not a hint: a search restricted to some sites
+ * that searched every site instead would answer from sources the client excluded. Of the
+ * protocols' searches only Anthropic's web search tool takes domains: OpenAI's Chat Completions
+ * `web_search_options` has no filter (only the Responses API's tool has one, and openai-wire
+ * endpoints speak Chat Completions), nor has the Gemini API's `googleSearch` (the
+ * `excludeDomains` of Google's SDKs is Vertex AI's only). So routing sends it to anthropic-wire
+ * endpoints with a search, and refuses a model that has none.
+ */
+export function webSearchDomainFilter(field: string): RequestedParameter {
+  return {
+    name: 'web_search',
+    field,
+    onlyOn: {
+      protocols: ['anthropic'],
+      why: 'its provider’s web search cannot be restricted by domain (OpenAI’s Chat Completions web search and Gemini’s Google Search grounding take no domain filter), and searching every site instead would not be what was asked',
+    },
+  };
 }
 
 /**

@@ -373,4 +373,8 @@ describe('convertToAnthropicRequest: what a Messages client sent for Anthropic',
       ask({ reasoning: { adaptive: true, effort: 'high' }, responseFormat: { type: 'json_schema', name: 'response', schema }, anthropic: { body: {}, betas: [], taskBudget: budget } }).output_config,
     ).toEqual({ format: { type: 'json_schema', schema }, effort: 'high', task_budget: budget });
   });
+
+  it('sends the web search tool with blocked domains', () => {
+    expect(ask({ webSearch: { blockedDomains: ['spam.example'] } }).tools).toEqual([{ type: 'web_search_20250305', name: 'web_search', blocked_domains: ['spam.example'] }]);
+  });
 });

@@ -129,6 +129,7 @@ function convertResponseFormat(format: ResponseFormat | undefined): NonNullable<
 function convertWebSearch(options: WebSearchOptions): AnthropicWebSearchTool {
   const tool: AnthropicWebSearchTool = { type: 'web_search_20250305', name: 'web_search' };
   if (options.allowedDomains) tool.allowed_domains = options.allowedDomains;
+  if (options.blockedDomains) tool.blocked_domains = options.blockedDomains;
   if (options.userLocation) tool.user_location = { type: 'approximate', ...options.userLocation };
   return tool;
 }

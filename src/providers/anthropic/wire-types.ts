@@ -116,6 +116,7 @@ export interface AnthropicWebSearchTool {
   type: 'web_search_20250305';
   name: 'web_search';
   allowed_domains?: string[];
+  blocked_domains?: string[];
   user_location?: { type: 'approximate'; city?: string; region?: string; country?: string; timezone?: string };
 }
 

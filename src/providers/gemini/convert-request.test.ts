@@ -242,6 +242,12 @@ describe('convertRequest: hosted web search', () => {
     const body = convertRequest(request([user('x')], { tools: [{ name: 'f', parameters: { type: 'object', properties: {} } }], webSearch: { contextSize: 'low' } }));
     expect(body.tools).toEqual([{ functionDeclarations: [{ name: 'f' }] }, { googleSearch: {} }]);
   });
+
+  it('refuses a domain filter, which googleSearch has no field for in the Gemini API, rather than search every site', () => {
+    for (const webSearch of [{ allowedDomains: ['example.com'] }, { blockedDomains: ['example.com'] }]) {
+      expect(() => convertRequest(request([user('x')], { webSearch }))).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'web_search' }));
+    }
+  });
 });
 
 describe('convertRequest: what a Messages client sent only for Claude', () => {

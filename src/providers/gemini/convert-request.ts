@@ -1,4 +1,5 @@
 import type { ReasoningOptions, ResponseFormat, TextRequest, ToolChoice, ToolDefinition } from '../../core/text-request.js';
+import { unsupportedParameter } from '../../errors/gateway-error.js';
 import { refuseAnthropicOnly } from '../shared/refuse-anthropic-only.js';
 import { cleanFunctionSchema } from './clean-function-schema.js';
 import { convertMessages, type ConvertMessagesOptions } from './convert-messages.js';
@@ -26,6 +27,10 @@ export function convertRequest(request: TextRequest, options: ConvertRequestOpti
   const body: GeminiRequest = convertMessages(request.messages, options);
   if (request.tools && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(convertTool) }];
   // The hosted web search is Gemini's Google Search grounding; its options have no Gemini knob.
+  // Routing sends a domain filter only to a search that takes one: never drop it here.
+  if (request.webSearch?.allowedDomains || request.webSearch?.blockedDomains) {
+    throw unsupportedParameter('web_search', 'domain filters are not supported by Gemini models: googleSearch has no domain filter in the Gemini API');
+  }
   if (request.webSearch) body.tools = [...(body.tools ?? []), { googleSearch: {} }];
   if (request.toolChoice !== undefined) body.toolConfig = { functionCallingConfig: convertToolChoice(request.toolChoice) };
   const generationConfig = convertGenerationConfig(request);

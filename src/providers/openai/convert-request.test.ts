@@ -248,6 +248,12 @@ describe('convertToChatCompletionsRequest: web search and the prompt cache key',
     expect(body.web_search_options).toEqual({ search_context_size: 'high', user_location: { type: 'approximate', approximate: { city: 'Oslo' } } });
   });
 
+  it('refuses a domain filter, which web_search_options has no field for, rather than search every site', () => {
+    for (const webSearch of [{ allowedDomains: ['example.com'] }, { blockedDomains: ['example.com'] }]) {
+      expect(() => convertToChatCompletionsRequest(request({ webSearch }), openai)).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'web_search' }));
+    }
+  });
+
   it('sends nothing for the Claude-only thinking and budget options of a Messages client (hints here)', () => {
     const body = convertToChatCompletionsRequest(request({ anthropic: { body: {}, betas: [], betweenTools: true, blockBinding: {}, taskBudget: { type: 'tokens', total: 20000 } } }), openai);
     expect(body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });

@@ -60,7 +60,11 @@ export function convertToChatCompletionsRequest(request: TextRequest, target: Ch
   // OpenAI's own field; compatible servers may refuse what they do not know, and it is only a hint.
   if (request.promptCacheKey !== undefined && openai) body.prompt_cache_key = request.promptCacheKey;
   if (request.webSearch) {
-    const { contextSize, userLocation } = request.webSearch;
+    const { contextSize, userLocation, allowedDomains, blockedDomains } = request.webSearch;
+    // Routing sends a domain filter only to a search that takes one: never drop it here.
+    if (allowedDomains || blockedDomains) {
+      throw unsupportedParameter('web_search', `domain filters are not supported by '${target.providerModel}': web_search_options has no domain filter`);
+    }
     body.web_search_options = {
       ...(contextSize === undefined ? {} : { search_context_size: contextSize }),
       ...(userLocation === undefined ? {} : { user_location: { type: 'approximate' as const, approximate: userLocation } }),
