@@ -50,8 +50,18 @@ export interface ReasoningOptions {
 export interface AnthropicOptions {
   body: Record<string, unknown>;
   betas: string[];
-  /** `output_config.effort` levels only Claude has (`xhigh`, `max`); `reasoning.effort` holds `high`. */
-  effort?: 'xhigh' | 'max';
+  /**
+   * `output_config.effort` as the client sent it, `xhigh` and `max` included (only Claude has
+   * them; `reasoning.effort` holds `high`). Anthropic's effort governs the whole answer (its length
+   * and tool calls, and thinking where there is thinking): it goes to Anthropic as
+   * `output_config.effort`, never as a thinking budget.
+   */
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+  /**
+   * `thinking: {type: "disabled"}`: sent as such to Anthropic. `reasoning` is unset, even beside an
+   * effort, so no protocol is asked to think.
+   */
+  thinkingDisabled?: true;
   /**
    * `thinking: {type: "between_tools"}`: thinking off, and the short progress notes Claude writes
    * between tool calls come back as thinking blocks. `reasoning` is unset, so other protocols get

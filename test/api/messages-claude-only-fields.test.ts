@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { sendJson, simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**
  * Fields of the Anthropic SDK's beta request types that only Claude has — `thinking.block_binding`,
@@ -8,8 +8,9 @@ import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } fr
  * client: native on an anthropic-wire model, whether the body is relayed as sent or translated;
  * on other protocols hints (block_binding, task_budget) or thinking off (between_tools), never a 400.
  */
+// Models that think, and take a JSON schema (which sends a Messages body with output_format to translation).
 const catalog = (simulatorUrl: string) =>
-  simulatedCatalogYaml(simulatorUrl).replace(/(model: (?:gpt-sim|claude-sim|gemini-sim)\n.*\n\s+supported_parameters: \[[^\]]*)\]/g, '$1, reasoning]');
+  simulatedCatalogYaml(simulatorUrl).replace(/(model: (?:gpt-sim|claude-sim|gemini-sim)\n.*\n\s+supported_parameters: \[[^\]]*)\]/g, '$1, reasoning, response_format]');
 
 const betas = ['task-budgets-2026-03-13'];
 
@@ -27,6 +28,15 @@ const betweenToolsBody = (model: string) => ({
   thinking: { type: 'between_tools' as const },
   tools: [{ name: 'Bash', description: 'Runs a command.', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } }],
   messages: [{ role: 'user' as const, content: 'list the files' }],
+});
+
+/** Thinking turned off, with an effort: Anthropic's effort also governs the answer's length and tool calls. */
+const disabledBody = (model: string) => ({
+  model,
+  max_tokens: 512,
+  thinking: { type: 'disabled' as const },
+  output_config: { effort: 'low' as const },
+  messages: [{ role: 'user' as const, content: 'say hi' }],
 });
 
 type BetaParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
@@ -102,5 +112,49 @@ describe('Claude-only thinking and output_config fields on other protocols', () 
     if (!received) return expect.fail('the simulator received no request');
     check(received.body as Record<string, unknown>);
     expect(received.rawBody).not.toContain('between_tools');
+  });
+});
+
+describe('thinking disabled beside output_config.effort', () => {
+  it('is relayed as sent to an anthropic-wire model', async () => {
+    relaying.simulator.reset();
+    const message = await clientOf(relaying).beta.messages.create(disabledBody('sim/anthropic-model') as BetaParams);
+    expect(message.role).toBe('assistant');
+    expect(relaying.simulator.lastRequest('anthropic')?.rawBody).toBe(JSON.stringify(disabledBody('claude-sim')));
+  });
+
+  it('stays disabled when translated for an anthropic-wire model: the effort goes as output_config.effort, not as a thinking budget', async () => {
+    translating.simulator.reset();
+    const message = await clientOf(translating).beta.messages.create(disabledBody('sim/anthropic-model') as BetaParams);
+    expect(message.role).toBe('assistant');
+    const received = translating.simulator.lastRequest('anthropic');
+    if (!received) return expect.fail('the simulator received no request');
+    expect(received.rawBody).not.toBe(JSON.stringify(disabledBody('claude-sim')));
+    const body = received.body as Record<string, unknown>;
+    expect(body.thinking).toEqual({ type: 'disabled' });
+    expect(body.output_config).toEqual({ effort: 'low' });
+    expect(body.max_tokens).toBe(512);
+
+    // Pass-through on, but translated for a field Anthropic takes under another name (output_format).
+    relaying.simulator.reset();
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+    const response = await sendJson(relaying, relaying.key, 'POST', '/v1/messages', { ...disabledBody('sim/anthropic-model'), output_format: { type: 'json_schema', schema } });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const translated = relaying.simulator.lastRequest('anthropic')?.body as Record<string, unknown>;
+    expect(translated.thinking).toEqual({ type: 'disabled' });
+    expect(translated.output_config).toEqual({ format: { type: 'json_schema', schema }, effort: 'low' });
+  });
+
+  it.each([
+    ['sim/openai-model', 'openai', (body: Record<string, unknown>) => expect(body).not.toHaveProperty('reasoning_effort')],
+    ['sim/gemini-model', 'gemini', (body: Record<string, unknown>) => expect(body.generationConfig ?? {}).not.toHaveProperty('thinkingConfig')],
+  ] as const)('asks %s for no reasoning: the effort is a hint there', async (model, protocol, check) => {
+    relaying.simulator.reset();
+    const message = await clientOf(relaying).beta.messages.create(disabledBody(model) as BetaParams);
+    expect(message.role).toBe('assistant');
+    const received = relaying.simulator.lastRequest(protocol);
+    if (!received) return expect.fail('the simulator received no request');
+    check(received.body as Record<string, unknown>);
+    expect(received.rawBody).not.toMatch(/effort|thinking/i);
   });
 });

@@ -5,6 +5,8 @@ import { isAbsent, readEnum, readInteger, readObject, readString, rejectUnknownK
 export interface DecodedThinking {
   /** The reasoning asked for; undefined when thinking is off (`disabled`, `between_tools`). */
   reasoning?: ReasoningOptions;
+  /** `disabled`: thinking off, said so to Anthropic. */
+  disabled?: true;
   /** `between_tools`: thinking off, with Claude's progress notes between tool calls as thinking blocks. */
   betweenTools?: true;
   /** `block_binding` as sent (enabled and adaptive thinking), for Anthropic. */
@@ -25,7 +27,7 @@ export function decodeThinking(value: unknown): DecodedThinking {
   switch (thinking.type) {
     case 'disabled':
       rejectUnknownKeys(thinking, new Set(['type']), 'thinking');
-      return {};
+      return { disabled: true };
     case 'between_tools':
       rejectUnknownKeys(thinking, new Set(['type']), 'thinking');
       return { betweenTools: true };
@@ -61,9 +63,10 @@ function readDisplay(value: unknown): Pick<ReasoningOptions, 'display'> {
 }
 
 export interface DecodedOutputConfig {
+  /** The effort for other protocols: `xhigh` and `max` are `high` there. */
   effort?: ReasoningOptions['effort'];
-  /** `xhigh` or `max`, which only Anthropic has: forwarded to it as sent. */
-  anthropicEffort?: 'xhigh' | 'max';
+  /** The effort as sent, for Anthropic (where it is `output_config.effort`, not a thinking budget). */
+  anthropicEffort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   responseFormat?: ResponseFormat;
   /** `task_budget` as sent, for Anthropic: an advisory budget other providers have no use for. */
   taskBudget?: JsonObject;
@@ -82,13 +85,9 @@ export function decodeOutputConfig(value: unknown): DecodedOutputConfig {
   const decoded: DecodedOutputConfig = {};
   if (!isAbsent(config.effort)) {
     const effort = readEnum(config.effort, 'output_config.effort', ['low', 'medium', 'high', 'xhigh', 'max'] as const);
+    decoded.anthropicEffort = effort;
     // xhigh and max exist only on some Claude models; elsewhere they are the highest effort there is.
-    if (effort === 'xhigh' || effort === 'max') {
-      decoded.effort = 'high';
-      decoded.anthropicEffort = effort;
-    } else {
-      decoded.effort = effort;
-    }
+    decoded.effort = effort === 'xhigh' || effort === 'max' ? 'high' : effort;
   }
   if (!isAbsent(config.format)) decoded.responseFormat = decodeOutputFormat(config.format, 'output_config.format');
   if (!isAbsent(config.task_budget)) decoded.taskBudget = decodeTaskBudget(config.task_budget);

@@ -213,11 +213,24 @@ describe('decodeMessagesRequest: thinking and output_config fields only Claude h
     expect(call.request.reasoning).toBeUndefined();
     expect(call.parameters).toEqual([]);
     expect(call.request.anthropic).toEqual({ body: {}, betas: [], betweenTools: true });
-    // An effort beside it is advisory, as beside disabled thinking.
+    // An effort beside it is Anthropic's alone, as beside disabled thinking: no reasoning elsewhere.
     const effort = decode({ thinking: { type: 'between_tools' }, output_config: { effort: 'max' } });
-    expect(effort.request.reasoning).toEqual({ effort: 'high' });
+    expect(effort.request.reasoning).toBeUndefined();
     expect(effort.request.anthropic).toMatchObject({ betweenTools: true, effort: 'max' });
     expect(effort.parameters).toEqual([]);
+  });
+
+  it('keeps thinking disabled off beside an effort: no reasoning for any protocol, the effort and disabled kept for Anthropic', () => {
+    for (const effort of ['low', 'medium', 'high', 'xhigh', 'max'] as const) {
+      const call = decode({ thinking: { type: 'disabled' }, output_config: { effort } });
+      expect(call.request.reasoning).toBeUndefined();
+      expect(call.request.anthropic).toEqual({ body: {}, betas: [], thinkingDisabled: true, effort });
+      expect(call.parameters).toEqual([]);
+    }
+    expect(decode({ thinking: { type: 'disabled' } }).request.anthropic).toEqual({ body: {}, betas: [], thinkingDisabled: true });
+    // Without thinking, or beside thinking that is on, the effort still tunes reasoning elsewhere.
+    expect(decode({ output_config: { effort: 'low' } }).request.reasoning).toEqual({ effort: 'low' });
+    expect(decode({ thinking: { type: 'enabled', budget_tokens: 4096 }, output_config: { effort: 'low' } }).request.reasoning).toEqual({ maxTokens: 4096, effort: 'low' });
   });
 
   it('keeps block_binding for Anthropic beside enabled and adaptive thinking; null is no binding', () => {
@@ -235,7 +248,7 @@ describe('decodeMessagesRequest: thinking and output_config fields only Claude h
   it('keeps output_config.task_budget for Anthropic, as a hint that restricts no route', () => {
     const budget = { type: 'tokens', total: 64_000, remaining: 12_000 };
     const call = decode({ output_config: { effort: 'high', task_budget: budget } });
-    expect(call.request.anthropic).toEqual({ body: {}, betas: [], taskBudget: budget });
+    expect(call.request.anthropic).toEqual({ body: {}, betas: [], effort: 'high', taskBudget: budget });
     expect(call.request.reasoning).toEqual({ effort: 'high' });
     expect(call.parameters).toEqual([]);
     expect(decode({ output_config: { task_budget: null } }).request.anthropic).toBeUndefined();

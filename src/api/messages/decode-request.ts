@@ -83,18 +83,21 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
 
 /**
  * `thinking` sets the reasoning budget, `output_config` its effort and the answer's JSON schema.
- * What of them only Claude has (`between_tools`, `block_binding`, `xhigh`/`max` effort,
+ * What Anthropic takes as sent (`disabled`, `between_tools`, `block_binding`, the effort itself,
  * `task_budget`) goes into `request.anthropic`, which only the Anthropic adapter reads.
  */
 function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRequest, record: (field: string, name: CanonicalParameter) => void): void {
+  let thinkingOff = false;
   if (!isAbsent(body.thinking)) {
-    const { reasoning, betweenTools, blockBinding } = decodeThinking(body.thinking);
+    const { reasoning, disabled, betweenTools, blockBinding } = decodeThinking(body.thinking);
+    thinkingOff = disabled === true || betweenTools === true;
     if (reasoning) {
       request.reasoning = reasoning;
       // A budget asks for thinking; adaptive thinking lets the model decide, so a model that
       // does not think answers as it is (Claude Code sends it on every request).
       if (!reasoning.adaptive) record('thinking', 'reasoning');
     }
+    if (disabled) addAnthropicOptions(request, { thinkingDisabled: disabled });
     if (betweenTools) addAnthropicOptions(request, { betweenTools });
     if (blockBinding) addAnthropicOptions(request, { blockBinding });
   }
@@ -107,8 +110,10 @@ function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRe
   const { effort, anthropicEffort, responseFormat, taskBudget } = decodeOutputConfig(body.output_config);
   if (anthropicEffort) addAnthropicOptions(request, { effort: anthropicEffort });
   if (taskBudget) addAnthropicOptions(request, { taskBudget });
-  // An effort is advisory as well: it tunes thinking where there is thinking.
-  if (effort) request.reasoning = { ...request.reasoning, effort };
+  // An effort is advisory as well: it tunes thinking where there is thinking. Beside thinking the
+  // client turned off it is Anthropic's alone (there it also governs the answer's length and tool
+  // calls): it asks no other protocol to reason.
+  if (effort && !thinkingOff) request.reasoning = { ...request.reasoning, effort };
   if (responseFormat) {
     request.responseFormat = responseFormat;
     record('output_config.format', 'response_format');

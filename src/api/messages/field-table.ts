@@ -89,7 +89,11 @@ export const messagesFieldTable: FieldTable = [
     { kind: 'translated', note: '"omitted" → includeThoughts: false' },
   ) },
   { field: 'output_config', handling: perProtocol({ kind: 'translated' }, { kind: 'native' }, { kind: 'translated' }) },
-  { field: 'output_config.effort', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort (xhigh, max → high)' }, { kind: 'native' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
+  { field: 'output_config.effort', handling: perProtocol(
+    { kind: 'translated', note: 'reasoning_effort (xhigh, max → high); beside thinking disabled or between_tools a hint, not sent: it asks for no reasoning' },
+    { kind: 'native', note: 'also when translated, as output_config.effort and never as a thinking budget (thinking disabled stays disabled)' },
+    { kind: 'translated', note: 'thinkingConfig.thinkingBudget; beside thinking disabled or between_tools a hint, not sent: it asks for no thinking' },
+  ) },
   { field: 'output_config.format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'native' }, { kind: 'translated', note: 'responseJsonSchema' }) },
   { field: 'output_config.task_budget', handling: anthropicHint('an advisory budget Claude paces a whole agentic loop by (Anthropic’s task budgets beta), not a cap; not forwarded', 'also when translated') },
   { field: 'output_format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'translated', note: 'output_config.format' }, { kind: 'translated', note: 'responseJsonSchema' }) },

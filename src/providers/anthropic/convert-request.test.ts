@@ -363,6 +363,34 @@ describe('convertToAnthropicRequest: what a Messages client sent for Anthropic',
     expect(withEffort.output_config).toEqual({ effort: 'max' });
   });
 
+  it('keeps thinking disabled beside an effort: thinking disabled and the effort as output_config.effort, no budget', () => {
+    for (const effort of ['low', 'medium', 'high', 'xhigh', 'max'] as const) {
+      const body = ask({ maxTokens: 1024, anthropic: { body: {}, betas: [], thinkingDisabled: true, effort } });
+      expect(body.thinking).toEqual({ type: 'disabled' });
+      expect(body.output_config).toEqual({ effort });
+      expect(body.max_tokens).toBe(1024);
+    }
+    // Even beside a reasoning effort someone left in the request, disabled wins.
+    const body = ask({ reasoning: { effort: 'high' }, anthropic: { body: {}, betas: [], thinkingDisabled: true, effort: 'high' } });
+    expect(body.thinking).toEqual({ type: 'disabled' });
+    expect(body.output_config).toEqual({ effort: 'high' });
+    expect(ask({ anthropic: { body: {}, betas: [], thinkingDisabled: true } })).toMatchObject({ thinking: { type: 'disabled' } });
+    expect(ask({ anthropic: { body: {}, betas: [], thinkingDisabled: true } }).output_config).toBeUndefined();
+  });
+
+  it('sends a Messages client’s effort as output_config.effort, never as a budget, whatever the thinking', () => {
+    // No thinking: Anthropic's own meaning of an effort alone, not thinking with a budget.
+    const alone = ask({ maxTokens: 1024, reasoning: { effort: 'high' }, anthropic: { body: {}, betas: [], effort: 'high' } });
+    expect(alone).not.toHaveProperty('thinking');
+    expect(alone.output_config).toEqual({ effort: 'high' });
+    // A budget the client set goes beside it.
+    const enabled = ask({ reasoning: { maxTokens: 4096, effort: 'low' }, anthropic: { body: {}, betas: [], effort: 'low' } });
+    expect(enabled.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+    expect(enabled.output_config).toEqual({ effort: 'low' });
+    // Routing dropped the advisory reasoning for an endpoint that does not reason: no effort either.
+    expect(ask({ anthropic: { body: {}, betas: [], effort: 'high' } })).not.toHaveProperty('output_config');
+  });
+
   it('puts block_binding into the thinking it came with, and task_budget into output_config beside the effort and format', () => {
     const binding = { prefix_mismatch_behavior: 'drop_block' };
     expect(ask({ reasoning: { adaptive: true }, anthropic: { body: {}, betas: [], blockBinding: binding } }).thinking).toEqual({ type: 'adaptive', block_binding: binding });

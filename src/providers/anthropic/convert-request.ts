@@ -25,8 +25,11 @@ export function convertToAnthropicRequest(request: TextRequest, providerModel: s
   rejectUnsupportedParameters(request);
   const { system, messages } = convertToAnthropicMessages(request.messages);
   const anthropic = request.anthropic;
-  // between_tools is thinking off: an effort beside it tunes the answer, it asks for no budget.
-  const budget = anthropic?.betweenTools ? undefined : thinkingBudget(request.reasoning, request.maxTokens);
+  // Thinking the Messages client turned off (disabled, between_tools) stays off, whatever the effort.
+  const thinkingOff = anthropic?.betweenTools === true || anthropic?.thinkingDisabled === true;
+  // A Messages client's effort is Anthropic's own output_config.effort, never a budget; only an
+  // effort of another style (reasoning_effort) asks for thinking, with the budget it maps to.
+  const budget = thinkingOff ? undefined : thinkingBudget(request.reasoning, request.maxTokens, anthropic?.effort === undefined);
   const body: AnthropicMessagesBody = {
     model: providerModel,
     // Thinking tokens count toward max_tokens, which must exceed the budget.
@@ -48,13 +51,17 @@ export function convertToAnthropicRequest(request: TextRequest, providerModel: s
   const binding = anthropic?.blockBinding ? { block_binding: anthropic.blockBinding } : {};
   if (anthropic?.betweenTools) {
     body.thinking = { type: 'between_tools' };
-    setEffort(body, anthropic.effort ?? request.reasoning?.effort);
+  } else if (anthropic?.thinkingDisabled) {
+    body.thinking = { type: 'disabled' };
   } else if (request.reasoning?.adaptive) {
     body.thinking = { type: 'adaptive', ...(request.reasoning.display && { display: request.reasoning.display }), ...binding };
-    setEffort(body, anthropic?.effort ?? request.reasoning.effort);
   } else if (budget !== undefined) {
     body.thinking = { type: 'enabled', budget_tokens: budget, ...(request.reasoning?.display && { display: request.reasoning.display }), ...binding };
   }
+  // The client's effort goes beside whatever thinking it sent (none at all when routing dropped the
+  // advisory reasoning it came with, for an endpoint that does not reason); adaptive thinking
+  // without one takes the reasoning's.
+  if (thinkingOff || request.reasoning) setEffort(body, anthropic?.effort ?? (request.reasoning?.adaptive ? request.reasoning.effort : undefined));
   if (anthropic?.taskBudget) body.output_config = { ...body.output_config, task_budget: anthropic.taskBudget };
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   // Anthropic-only fields of a Messages client (context_management, cache_control …), as sent.
@@ -74,13 +81,13 @@ function rejectUnsupportedParameters(request: TextRequest): void {
 }
 
 /**
- * An explicit budget is sent as given; an effort maps onto a fixed budget. Either must be at
- * least 1024 and below max_tokens, or Anthropic refuses the request: say so here, by name,
- * rather than shrinking the budget behind the client's back.
+ * An explicit budget is sent as given; an effort (when `effortAsksForThinking`) maps onto a fixed
+ * budget. Either must be at least 1024 and below max_tokens, or Anthropic refuses the request: say
+ * so here, by name, rather than shrinking the budget behind the client's back.
  */
-function thinkingBudget(reasoning: ReasoningOptions | undefined, maxTokens: number | undefined): number | undefined {
+function thinkingBudget(reasoning: ReasoningOptions | undefined, maxTokens: number | undefined, effortAsksForThinking: boolean): number | undefined {
   if (reasoning?.adaptive) return undefined;
-  const budget = reasoning?.maxTokens ?? (reasoning?.effort === undefined ? undefined : effortBudgets[reasoning.effort]);
+  const budget = reasoning?.maxTokens ?? (reasoning?.effort === undefined || !effortAsksForThinking ? undefined : effortBudgets[reasoning.effort]);
   if (budget === undefined) return undefined;
   if (budget < minimumThinkingBudget) {
     throw invalidRequest(`'reasoning.max_tokens' must be at least ${minimumThinkingBudget} for this provider`, 'reasoning');

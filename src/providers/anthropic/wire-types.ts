@@ -139,6 +139,7 @@ export interface AnthropicMessagesBody {
   thinking?:
     | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted'; block_binding?: Record<string, unknown> }
     | { type: 'adaptive'; display?: 'summarized' | 'omitted'; block_binding?: Record<string, unknown> }
+    | { type: 'disabled' }
     | { type: 'between_tools' };
   metadata?: { user_id: string };
   /**

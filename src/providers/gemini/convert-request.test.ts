@@ -255,4 +255,9 @@ describe('convertRequest: what a Messages client sent only for Claude', () => {
     const body = convertRequest(request([user('x')], { anthropic: { body: {}, betas: [], betweenTools: true, blockBinding: {}, taskBudget: { type: 'tokens', total: 20000 } } }));
     expect(body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
   });
+
+  it('sends no thinkingConfig for thinking disabled, whatever the effort beside it', () => {
+    const body = convertRequest(request([user('x')], { anthropic: { body: {}, betas: [], thinkingDisabled: true, effort: 'max' } }));
+    expect(body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
+  });
 });

@@ -257,6 +257,9 @@ describe('convertToChatCompletionsRequest: web search and the prompt cache key',
   it('sends nothing for the Claude-only thinking and budget options of a Messages client (hints here)', () => {
     const body = convertToChatCompletionsRequest(request({ anthropic: { body: {}, betas: [], betweenTools: true, blockBinding: {}, taskBudget: { type: 'tokens', total: 20000 } } }), openai);
     expect(body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    // Thinking disabled, with an effort beside it: no reasoning_effort.
+    const disabled = convertToChatCompletionsRequest(request({ anthropic: { body: {}, betas: [], thinkingDisabled: true, effort: 'high' } }), openai);
+    expect(disabled).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
   });
 
   it('forwards prompt_cache_key to OpenAI itself only, as it is a hint other servers may not know', () => {
