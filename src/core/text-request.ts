@@ -37,8 +37,11 @@ export interface ReasoningOptions {
   maxTokens?: number;
   /** The model decides how much to think (Anthropic `thinking.type: "adaptive"`, Gemini's dynamic budget). */
   adaptive?: boolean;
-  /** `omitted`: think, but return no thinking text (Anthropic `thinking.display`). */
-  display?: 'summarized' | 'omitted';
+  /**
+   * How thinking is shown (Anthropic `thinking.display`): `summarized` text, `omitted` (think, but
+   * return no thinking text) or `updates` (short progress updates, Anthropic's beta).
+   */
+  display?: 'summarized' | 'omitted' | 'updates';
 }
 
 /**

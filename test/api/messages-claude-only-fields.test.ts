@@ -39,6 +39,14 @@ const disabledBody = (model: string) => ({
   messages: [{ role: 'user' as const, content: 'say hi' }],
 });
 
+/** The beta's `updates` display (short progress updates in place of the thinking summary). */
+const updatesBody = (model: string) => ({
+  model,
+  max_tokens: 512,
+  thinking: { type: 'adaptive' as const, display: 'updates' as const },
+  messages: [{ role: 'user' as const, content: 'say hi' }],
+});
+
 type BetaParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
 
 let relaying: SimulatedGateway;
@@ -156,5 +164,28 @@ describe('thinking disabled beside output_config.effort', () => {
     if (!received) return expect.fail('the simulator received no request');
     check(received.body as Record<string, unknown>);
     expect(received.rawBody).not.toMatch(/effort|thinking/i);
+  });
+});
+
+describe('thinking.display "updates" (the beta SDK type allows it)', () => {
+  it('is relayed as sent, and carried over when translated, to an anthropic-wire model', async () => {
+    relaying.simulator.reset();
+    await clientOf(relaying).beta.messages.create(updatesBody('sim/anthropic-model') as BetaParams);
+    expect(relaying.simulator.lastRequest('anthropic')?.rawBody).toBe(JSON.stringify(updatesBody('claude-sim')));
+    translating.simulator.reset();
+    await clientOf(translating).beta.messages.create(updatesBody('sim/anthropic-model') as BetaParams);
+    expect((translating.simulator.lastRequest('anthropic')?.body as { thinking: unknown }).thinking).toEqual({ type: 'adaptive', display: 'updates' });
+  });
+
+  it.each([
+    ['sim/openai-model', 'openai', (body: Record<string, unknown>) => expect(JSON.stringify(body)).not.toContain('updates')],
+    ['sim/gemini-model', 'gemini', (body: Record<string, unknown>) => expect((body.generationConfig as Record<string, unknown>).thinkingConfig).toEqual({ thinkingBudget: -1, includeThoughts: true })],
+  ] as const)('is accepted on %s as summarized is', async (model, protocol, check) => {
+    relaying.simulator.reset();
+    const message = await clientOf(relaying).beta.messages.create(updatesBody(model) as BetaParams);
+    expect(message.role).toBe('assistant');
+    const received = relaying.simulator.lastRequest(protocol);
+    if (!received) return expect.fail('the simulator received no request');
+    check(received.body as Record<string, unknown>);
   });
 });

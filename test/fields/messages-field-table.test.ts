@@ -4,7 +4,7 @@ import { decodeMessagesRequest } from '../../src/api/messages/decode-request.js'
 import { messagesFieldTable } from '../../src/api/messages/field-table.js';
 import { renderFieldTable, topLevelFields, wireProtocols } from '../../src/api/shared/field-table.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
-import { dottedPrefixes, interfaceFields, markedSection, nestedCoverage, nestedVariants, type NestedPath } from '../helpers/sdk-request-fields.js';
+import { dottedPrefixes, interfaceFields, markedSection, nestedCoverage, nestedLiterals, nestedVariants, type NestedPath } from '../helpers/sdk-request-fields.js';
 
 const base = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
 
@@ -75,6 +75,32 @@ describe('the Messages field table', () => {
       const report = nestedCoverage(rows, path, spec, nestedVariants(file, name, path), refusedParam, base);
       expect(report).toEqual({ missing: [], stale: [], notRefused: [] });
     });
+  });
+
+  it.each(sdkRequests)('accepts every thinking.display value of %s %s, with every thinking type that takes one', (file, name) => {
+    const sdk = nestedLiterals(file, name, 'thinking.display');
+    expect(sdk.flatMap(({ values }) => values).length).toBeGreaterThan(0);
+    const notAccepted: string[] = [];
+    for (const { variant, values } of sdk) {
+      for (const type of variant) {
+        for (const display of values) {
+          const thinking = { type, display, ...(type === 'enabled' && { budget_tokens: 1024 }) };
+          try {
+            // Carried as sent: the adapters read it from the canonical reasoning.
+            if (decodeMessagesRequest({ ...base, max_tokens: 4096, thinking }).request.reasoning?.display !== display) notAccepted.push(`${type}: ${display} (dropped)`);
+          } catch {
+            notAccepted.push(`${type}: ${display}`);
+          }
+        }
+      }
+    }
+    expect(notAccepted).toEqual([]);
+  });
+
+  it('reads the beta display values from the SDK (the check above is not empty)', () => {
+    const beta = nestedLiterals('@anthropic-ai/sdk/resources/beta/messages/messages.d.ts', 'MessageCreateParamsBase', 'thinking.display');
+    expect(beta.flatMap(({ variant }) => variant)).toEqual(expect.arrayContaining(['adaptive', 'enabled']));
+    expect(beta.flatMap(({ values }) => values)).toEqual(expect.arrayContaining(['summarized', 'omitted', 'updates']));
   });
 
   it('refuses by name the nested fields its rows say are refused', () => {

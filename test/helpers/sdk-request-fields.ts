@@ -58,6 +58,38 @@ function programOf(path: string): ts.Program {
  * null beside the objects (`content: string | Array<…>`) are left out.
  */
 export function nestedVariants(packageFile: string, interfaceName: string, path: string, discriminator = 'type'): SdkVariant[] {
+  const { checker, types } = nestedTypes(packageFile, interfaceName, path);
+  const flatten = (type: ts.Type): ts.Type[] => (type.isUnion() ? type.types.flatMap(flatten) : [type]);
+  return types.map((type) => {
+    const tag = type.getProperty(discriminator);
+    const values = tag ? flatten(checker.getTypeOfSymbol(tag)).flatMap((value) => (value.isStringLiteral() ? [value.value] : [])) : [];
+    return { name: checker.typeToString(type), discriminator: values, properties: type.getProperties().map((property) => property.name) };
+  });
+}
+
+/**
+ * The string literals an SDK request type allows for a property at a dotted path (`thinking.display`:
+ * the `display` of every `thinking` variant that has one), with the discriminator values of the
+ * variants that have it, read with the type checker as `nestedVariants` does: a value added by an
+ * SDK upgrade shows up here. Null and other non-literal members of the union are left out.
+ */
+export function nestedLiterals(packageFile: string, interfaceName: string, path: string, discriminator = 'type'): Array<{ variant: string[]; values: string[] }> {
+  const at = path.lastIndexOf('.');
+  const property = path.slice(at + 1);
+  const { checker, types } = nestedTypes(packageFile, interfaceName, path.slice(0, at));
+  const literals = (type: ts.Type): string[] => (type.isUnion() ? type.types.flatMap(literals) : type.isStringLiteral() ? [type.value] : []);
+  const found = types.flatMap((type) => {
+    const symbol = type.getProperty(property);
+    if (!symbol) return [];
+    const tag = type.getProperty(discriminator);
+    return [{ variant: tag ? literals(checker.getTypeOfSymbol(tag)) : [], values: literals(checker.getTypeOfSymbol(symbol)) }];
+  });
+  if (found.length === 0) throw new Error(`${interfaceName} has no ${path} in ${packageFile}`);
+  return found;
+}
+
+/** The object types an SDK request interface accepts at a dotted path (see `nestedVariants`), with the checker that read them. */
+function nestedTypes(packageFile: string, interfaceName: string, path: string): { checker: ts.TypeChecker; types: ts.Type[] } {
   const file = fileURLToPath(new URL(`../../node_modules/${packageFile}`, import.meta.url));
   const program = programOf(file);
   const checker = program.getTypeChecker();
@@ -82,11 +114,7 @@ export function nestedVariants(packageFile: string, interfaceName: string, path:
     types = [...new Set(types.filter((type) => (type.flags & ts.TypeFlags.Object) !== 0 && !isArray(type)))];
   }
   if (types.length === 0) throw new Error(`${interfaceName} has no object at ${path} in ${packageFile}`);
-  return types.map((type) => {
-    const tag = type.getProperty(discriminator);
-    const values = tag ? flatten(checker.getTypeOfSymbol(tag)).flatMap((value) => (value.isStringLiteral() ? [value.value] : [])) : [];
-    return { name: checker.typeToString(type), discriminator: values, properties: type.getProperties().map((property) => property.name) };
-  });
+  return { checker, types };
 }
 
 /** What a field-table test says about one nested path it keeps dotted rows for. */

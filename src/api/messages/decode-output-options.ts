@@ -57,9 +57,16 @@ function readBlockBinding(value: unknown): Pick<DecodedThinking, 'blockBinding'>
   return { blockBinding: binding };
 }
 
-/** `thinking.display`: `summarized` (the default) or `omitted` (thinking happens, its text is not returned). */
+/** Every `thinking.display` the SDK's beta types allow (`test/fields/messages-field-table.test.ts` fails on one missing here). */
+const displays = ['summarized', 'omitted', 'updates'] as const satisfies ReadonlyArray<NonNullable<ReasoningOptions['display']>>;
+
+/**
+ * `thinking.display`: `summarized`, `omitted` (thinking happens, its text is not returned) or
+ * `updates` (short progress updates in place of the summary, a beta of Anthropic's); the default
+ * depends on the model.
+ */
 function readDisplay(value: unknown): Pick<ReasoningOptions, 'display'> {
-  return isAbsent(value) ? {} : { display: readEnum(value, 'thinking.display', ['summarized', 'omitted'] as const) };
+  return isAbsent(value) ? {} : { display: readEnum(value, 'thinking.display', displays) };
 }
 
 export interface DecodedOutputConfig {

@@ -233,6 +233,12 @@ describe('decodeMessagesRequest: thinking and output_config fields only Claude h
     expect(decode({ thinking: { type: 'enabled', budget_tokens: 4096 }, output_config: { effort: 'low' } }).request.reasoning).toEqual({ maxTokens: 4096, effort: 'low' });
   });
 
+  it.each(['summarized', 'omitted', 'updates', null] as const)('accepts thinking.display %s beside enabled and adaptive thinking', (display) => {
+    const expected = display === null ? {} : { display };
+    expect(decode({ thinking: { type: 'adaptive', display } }).request.reasoning).toEqual({ adaptive: true, ...expected });
+    expect(decode({ thinking: { type: 'enabled', budget_tokens: 1024, display } }).request.reasoning).toEqual({ maxTokens: 1024, effort: 'low', ...expected });
+  });
+
   it('keeps block_binding for Anthropic beside enabled and adaptive thinking; null is no binding', () => {
     const binding = { prefix_mismatch_behavior: 'drop_block' };
     const enabled = decode({ thinking: { type: 'enabled', budget_tokens: 2048, block_binding: binding } });

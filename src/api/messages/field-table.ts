@@ -85,8 +85,8 @@ export const messagesFieldTable: FieldTable = [
   { field: 'thinking.block_binding', handling: anthropicHint('no Claude thinking block is sent to another protocol, so there is no block to check', 'also when translated') },
   { field: 'thinking.display', handling: perProtocol(
     { kind: 'hint', note: 'OpenAI returns no thinking text' },
-    { kind: 'native' },
-    { kind: 'translated', note: '"omitted" → includeThoughts: false' },
+    { kind: 'native', note: 'summarized, omitted, updates; also when translated' },
+    { kind: 'translated', note: '"omitted" → includeThoughts: false; "summarized", "updates" → Gemini’s thought summaries' },
   ) },
   { field: 'output_config', handling: perProtocol({ kind: 'translated' }, { kind: 'native' }, { kind: 'translated' }) },
   { field: 'output_config.effort', handling: perProtocol(

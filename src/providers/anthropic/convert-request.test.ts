@@ -391,6 +391,11 @@ describe('convertToAnthropicRequest: what a Messages client sent for Anthropic',
     expect(ask({ anthropic: { body: {}, betas: [], effort: 'high' } })).not.toHaveProperty('output_config');
   });
 
+  it.each(['summarized', 'omitted', 'updates'] as const)('forwards thinking.display %s as sent', (display) => {
+    expect(ask({ reasoning: { adaptive: true, display } }).thinking).toEqual({ type: 'adaptive', display });
+    expect(ask({ reasoning: { maxTokens: 4096, effort: 'medium', display } }).thinking).toEqual({ type: 'enabled', budget_tokens: 4096, display });
+  });
+
   it('puts block_binding into the thinking it came with, and task_budget into output_config beside the effort and format', () => {
     const binding = { prefix_mismatch_behavior: 'drop_block' };
     expect(ask({ reasoning: { adaptive: true }, anthropic: { body: {}, betas: [], blockBinding: binding } }).thinking).toEqual({ type: 'adaptive', block_binding: binding });

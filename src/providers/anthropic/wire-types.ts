@@ -137,8 +137,8 @@ export interface AnthropicMessagesBody {
   top_k?: number;
   stop_sequences?: string[];
   thinking?:
-    | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted'; block_binding?: Record<string, unknown> }
-    | { type: 'adaptive'; display?: 'summarized' | 'omitted'; block_binding?: Record<string, unknown> }
+    | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted' | 'updates'; block_binding?: Record<string, unknown> }
+    | { type: 'adaptive'; display?: 'summarized' | 'omitted' | 'updates'; block_binding?: Record<string, unknown> }
     | { type: 'disabled' }
     | { type: 'between_tools' };
   metadata?: { user_id: string };

@@ -260,4 +260,8 @@ describe('convertRequest: what a Messages client sent only for Claude', () => {
     const body = convertRequest(request([user('x')], { anthropic: { body: {}, betas: [], thinkingDisabled: true, effort: 'max' } }));
     expect(body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
   });
+
+  it.each([['summarized', true], ['updates', true], ['omitted', false]] as const)('takes thinking.display %s as includeThoughts: %s', (display, includeThoughts) => {
+    expect(convertRequest(request([user('x')], { reasoning: { adaptive: true, display } })).generationConfig?.thinkingConfig).toEqual({ thinkingBudget: -1, includeThoughts });
+  });
 });

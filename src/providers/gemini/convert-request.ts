@@ -77,7 +77,11 @@ function convertResponseFormat(format: ResponseFormat | undefined): GeminiGenera
   return {};
 }
 
-/** Adaptive thinking is Gemini's dynamic budget (-1); `display: omitted` keeps the thoughts out of the answer. */
+/**
+ * Adaptive thinking is Gemini's dynamic budget (-1); `display: omitted` keeps the thoughts out of
+ * the answer, and `summarized` or `updates` (Claude's short progress notes) ask for them: Gemini's
+ * thought summaries are what it has of either.
+ */
 function convertReasoning(reasoning: ReasoningOptions): NonNullable<GeminiGenerationConfig['thinkingConfig']> {
   const includeThoughts = reasoning.display !== 'omitted';
   if (reasoning.adaptive && reasoning.effort === undefined) return { thinkingBudget: -1, includeThoughts };
