@@ -42,6 +42,15 @@ export function formatResults(result: BenchmarkResult): string {
     `${result.machine.cpus} × ${result.machine.cpuModel}, Node ${result.machine.node}, load average ${result.machine.loadAverageAtStart} at start; run took ${result.durationSeconds} s; ` +
       `Switchyard at ${result.source.commit?.slice(0, 7) ?? 'unknown commit'}${result.source.changedSourceFiles ? ` + ${result.source.changedSourceFiles} changed files in src/` : ''}`,
   );
+  if (result.rounds) {
+    lines.push(`${result.rounds.length} rounds: each row is the target's median round (by CPU per request), each ratio below the median of the rounds' ratios`);
+    for (const mode of ['json', 'stream'] as const) {
+      const perRound = result.rounds.map((one) => one.cpuRatios[mode].switchyardVsMinimal?.toFixed(2) ?? 'n/a').join(', ');
+      const scaleOut = result.rounds.map((one) => one.scaleOutThroughputVsSqlite[mode]['switchyard-pg']);
+      const scaleOutText = scaleOut.some((ratio) => ratio !== undefined) ? `; switchyard-pg throughput vs SQLite ${scaleOut.map((ratio) => ratio?.toFixed(2) ?? 'n/a').join(', ')}` : '';
+      lines.push(`  ${mode === 'json' ? 'non-streaming' : 'streaming'} per round: Switchyard vs minimal proxy ${perRound}${scaleOutText}`);
+    }
+  }
   for (const mode of ['json', 'stream'] as const) {
     const ratios = result.cpuRatios[mode];
     lines.push(

@@ -20,6 +20,8 @@ const USAGE = `npm run bench -- [options]
   --warmup N              unmeasured requests before each phase (default 1000)
   --probe-requests N      requests at concurrency 1 per target and mode (default 300; 0 skips)
   --max-phase-seconds S   cap of each measured phase (default 15)
+  --rounds N              measure every target N times, in turn, and report the medians (default 1): on a
+                          machine whose speed drifts (shared cores) all targets then see alike conditions
   --latency MS            simulator delay before headers (default 0)
   --tps N                 simulator tokens per second, 0 = unpaced (default 0)
   --reply-tokens N        words per reply = streamed content chunks (default 16)
@@ -29,7 +31,7 @@ const USAGE = `npm run bench -- [options]
   --profile               also run the first of switchyard, switchyard-pg, switchyard-pg-many in --targets
                           under node --cpu-prof and print its hot spots
   --out DIR               results directory (default bench/results)
-  --timeout S             give up and clean up after S seconds (default 600)`;
+  --timeout S             give up and clean up after S seconds (default 600 per round)`;
 
 function positiveInteger(name: string, text: string, allowZero = false): number {
   const value = Number(text);
@@ -49,6 +51,7 @@ function readOptions(argv: string[]): BenchmarkOptions & { out: string; timeoutS
       warmup: { type: 'string', default: '1000' },
       'probe-requests': { type: 'string', default: '300' },
       'max-phase-seconds': { type: 'string', default: '15' },
+      rounds: { type: 'string', default: '1' },
       latency: { type: 'string', default: '0' },
       tps: { type: 'string', default: '0' },
       'reply-tokens': { type: 'string', default: '16' },
@@ -57,7 +60,7 @@ function readOptions(argv: string[]): BenchmarkOptions & { out: string; timeoutS
       'redis-url': { type: 'string', default: process.env.BENCH_REDIS_URL ?? '' },
       profile: { type: 'boolean', default: false },
       out: { type: 'string', default: join(root, 'bench', 'results') },
-      timeout: { type: 'string', default: '600' },
+      timeout: { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -80,6 +83,7 @@ function readOptions(argv: string[]): BenchmarkOptions & { out: string; timeoutS
     warmupRequests: positiveInteger('warmup', values.warmup, true),
     probeRequests: positiveInteger('probe-requests', values['probe-requests'], true),
     maxPhaseSeconds: positiveInteger('max-phase-seconds', values['max-phase-seconds']),
+    rounds: positiveInteger('rounds', values.rounds),
     simulator: {
       latencyMs: positiveInteger('latency', values.latency, true),
       tokensPerSecond: positiveInteger('tps', values.tps, true),
@@ -90,7 +94,8 @@ function readOptions(argv: string[]): BenchmarkOptions & { out: string; timeoutS
     redisUrl: values['redis-url'] || null,
     profile: values.profile,
     out: resolve(values.out),
-    timeoutSeconds: positiveInteger('timeout', values.timeout),
+    // Ten minutes a round unless told otherwise.
+    timeoutSeconds: values.timeout ? positiveInteger('timeout', values.timeout) : 600 * positiveInteger('rounds', values.rounds),
     log: (line) => process.stderr.write(`${line}\n`),
   };
 }

@@ -55,6 +55,11 @@ export interface BenchmarkOptions {
   probeRequests: number;
   /** Upper bound of each measured phase; it stops early rather than run longer. */
   maxPhaseSeconds: number;
+  /**
+   * Times every target is measured, in turn (all targets, then all again): the reported phase of
+   * each target and mode is its median-CPU round, and each ratio the median of the rounds' ratios.
+   */
+  rounds?: number;
   simulator: SimulatorSettings;
   /** Switchyard's LOG_LEVEL (info is what an operator runs). */
   logLevel: string;
@@ -118,6 +123,8 @@ export interface BenchmarkResult {
   scaleOutThroughputVsSqlite: Record<Mode, Partial<Record<ScaleOutTargetName, number>>>;
   /** The books of each scale-out target after its load: every sum equal, nothing overspent or held. */
   books: Partial<Record<ScaleOutTargetName, BooksCheck>>;
+  /** With several rounds: each round's ratios, of which the ones above are the medians. */
+  rounds?: Array<{ cpuRatios: BenchmarkResult['cpuRatios']; scaleOutThroughputVsSqlite: BenchmarkResult['scaleOutThroughputVsSqlite'] }>;
   profile: ProfileSummary | null;
 }
 
@@ -349,49 +356,57 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   const directory = await createScratchDirectory('switchyard-bench-');
   const targets = {} as Record<TargetName, TargetStatus>;
   for (const name of ALL_TARGETS) targets[name] = { status: 'skipped' };
-  const phases: PhaseResult[] = [];
+  const rounds = options.rounds ?? 1;
+  const roundPhases: PhaseResult[][] = [];
   let profile: ProfileSummary | null = null;
   const books: BenchmarkResult['books'] = {};
   try {
     const simulator = await startSimulatorProcess(options.root, options.simulator);
     log(`simulator at ${simulator.url} (pid ${simulator.pid})`);
-    for (const name of options.targets) {
-      if (SCALE_OUT_TARGETS.includes(name as ScaleOutTargetName) && (!options.databaseUrl || !options.redisUrl)) {
-        targets[name] = { status: 'unavailable', reason: 'needs --database-url and --redis-url (or BENCH_DATABASE_URL and BENCH_REDIS_URL)' };
-        log(`${name}: unavailable, ${targets[name].status === 'unavailable' ? 'no PostgreSQL/Redis given' : ''}`);
-        continue;
-      }
-      if (name === 'portkey') {
-        const found = portkeyEntry(options.root);
-        if ('reason' in found) {
-          targets.portkey = { status: 'unavailable', reason: found.reason };
-          log(`portkey: unavailable, ${found.reason}`);
+    for (let round = 1; round <= rounds; round += 1) {
+      if (rounds > 1) log(`round ${round} of ${rounds}`);
+      const phases: PhaseResult[] = [];
+      roundPhases.push(phases);
+      for (const name of options.targets) {
+        if (targets[name].status === 'unavailable') continue;
+        if (SCALE_OUT_TARGETS.includes(name as ScaleOutTargetName) && (!options.databaseUrl || !options.redisUrl)) {
+          targets[name] = { status: 'unavailable', reason: 'needs --database-url and --redis-url (or BENCH_DATABASE_URL and BENCH_REDIS_URL)' };
+          log(`${name}: unavailable, ${targets[name].status === 'unavailable' ? 'no PostgreSQL/Redis given' : ''}`);
           continue;
         }
-      }
-      let target: RunningTarget & { checkBooks?(): Promise<BooksCheck> };
-      try {
-        target = await startTarget(name, options, simulator, directory);
-      } catch (error) {
-        // A peer that does not start here is reported, never faked; our own targets must start.
-        if (name !== 'portkey') throw error;
-        targets.portkey = { status: 'unavailable', reason: `did not start: ${(error as Error).message.split('\n')[0]}` };
-        log(`portkey: ${targets.portkey.reason}`);
-        continue;
-      }
-      log(`${name}: measuring at ${target.origin}${target.pid === null ? '' : ` (pid ${target.pid})`}`);
-      try {
-        const measured = await measureTarget(target, options, simulator);
-        phases.push(...measured);
-        const broken = measured.find((phase) => phase.completed === 0);
-        targets[name] = broken ? { status: 'unavailable', reason: `${broken.mode} requests failed: ${broken.firstError}` } : { status: 'measured' };
-        if (target.checkBooks) {
-          const checked = await target.checkBooks();
-          books[name as ScaleOutTargetName] = checked;
-          log(`  ${name} books: ${checked.exact ? 'exact' : 'NOT EXACT'} (charges ${checked.charges}, request costs ${checked.requestCosts}, usage ${checked.totalUsage}, open reservations ${checked.openReservations})`);
+        if (name === 'portkey') {
+          const found = portkeyEntry(options.root);
+          if ('reason' in found) {
+            targets.portkey = { status: 'unavailable', reason: found.reason };
+            log(`portkey: unavailable, ${found.reason}`);
+            continue;
+          }
         }
-      } finally {
-        await target.stop();
+        let target: RunningTarget & { checkBooks?(): Promise<BooksCheck> };
+        try {
+          target = await startTarget(name, options, simulator, directory);
+        } catch (error) {
+          // A peer that does not start here is reported, never faked; our own targets must start.
+          if (name !== 'portkey') throw error;
+          targets.portkey = { status: 'unavailable', reason: `did not start: ${(error as Error).message.split('\n')[0]}` };
+          log(`portkey: ${targets.portkey.reason}`);
+          continue;
+        }
+        log(`${name}: measuring at ${target.origin}${target.pid === null ? '' : ` (pid ${target.pid})`}`);
+        try {
+          const measured = await measureTarget(target, options, simulator);
+          phases.push(...measured);
+          const broken = measured.find((phase) => phase.completed === 0);
+          targets[name] = broken ? { status: 'unavailable', reason: `${broken.mode} requests failed: ${broken.firstError}` } : { status: 'measured' };
+          if (target.checkBooks) {
+            const checked = await target.checkBooks();
+            // A round whose books were not exact stays on record, whatever the other rounds found.
+            if (books[name as ScaleOutTargetName]?.exact !== false) books[name as ScaleOutTargetName] = checked;
+            log(`  ${name} books: ${checked.exact ? 'exact' : 'NOT EXACT'} (charges ${checked.charges}, request costs ${checked.requestCosts}, usage ${checked.totalUsage}, open reservations ${checked.openReservations})`);
+          }
+        } finally {
+          await target.stop();
+        }
       }
     }
     // One process to profile: the first single-instance Switchyard target of the run.
@@ -406,6 +421,9 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   }
   const finished = new Date();
   const { root: _root, log: _log, profileDirectory: _profileDirectory, ...settings } = options;
+  const perRound = roundPhases.map((phases) => ({ cpuRatios: compare(phases), scaleOutThroughputVsSqlite: compareThroughput(phases) }));
+  const phases = medianPhases(roundPhases);
+  compare(phases);
   return {
     schema: 1,
     startedAt: started.toISOString(),
@@ -424,9 +442,41 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     settings,
     targets,
     phases,
-    cpuRatios: compare(phases),
-    scaleOutThroughputVsSqlite: compareThroughput(phases),
+    cpuRatios: rounds > 1 ? medianRatios(perRound.map((one) => one.cpuRatios)) : compare(phases),
+    scaleOutThroughputVsSqlite: rounds > 1 ? medianRatios(perRound.map((one) => one.scaleOutThroughputVsSqlite)) : compareThroughput(phases),
     books,
+    ...(rounds > 1 && { rounds: perRound }),
     profile,
   };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Each target and mode's median round: by CPU per request, or by throughput where no CPU is read. */
+function medianPhases(rounds: PhaseResult[][]): PhaseResult[] {
+  if (rounds.length <= 1) return rounds[0] ?? [];
+  return rounds[0].map((first) => {
+    const same = rounds.map((phases) => phases.find((phase) => phase.target === first.target && phase.mode === first.mode)).filter((phase): phase is PhaseResult => phase !== undefined);
+    const measure = (phase: PhaseResult) => phase.proxy?.cpuMicrosPerRequest ?? phase.throughput;
+    const sorted = [...same].sort((a, b) => measure(a) - measure(b));
+    return { ...sorted[(sorted.length - 1) >> 1] };
+  });
+}
+
+/** The median of each ratio over the rounds (a ratio missing in a round is left out of it). */
+function medianRatios<T extends Record<Mode, Record<string, number | null | undefined>>>(rounds: T[]): T {
+  const result = {} as Record<Mode, Record<string, number | null>>;
+  for (const mode of ['json', 'stream'] as const) {
+    result[mode] = {};
+    const names = new Set(rounds.flatMap((one) => Object.keys(one[mode])));
+    for (const name of names) {
+      const values = rounds.map((one) => one[mode][name]).filter((value): value is number => typeof value === 'number');
+      result[mode][name] = values.length === 0 ? null : round(median(values), 2);
+    }
+  }
+  return result as T;
 }

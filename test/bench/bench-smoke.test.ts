@@ -65,4 +65,30 @@ describe('npm run bench (smoke)', () => {
     const switchyardCpu = result.phases.filter((phase) => phase.target === 'switchyard').map((phase) => phase.proxy!.cpuMicrosPerRequest);
     expect(switchyardCpu.some((cpu) => cpu > 0)).toBe(true);
   }, 120_000);
+
+  it('with several rounds, reports each ratio as the median of the rounds', async () => {
+    const result = await runBenchmark({
+      root,
+      targets: ['minimal', 'switchyard'],
+      modes: ['json'],
+      concurrency: 4,
+      requests: 200,
+      streamRequests: 10,
+      warmupRequests: 10,
+      probeRequests: 0,
+      maxPhaseSeconds: 20,
+      rounds: 3,
+      simulator: { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 },
+      logLevel: 'warn',
+      profile: false,
+    });
+    expect(result.rounds).toHaveLength(3);
+    expect(result.phases.map((phase) => `${phase.target} ${phase.mode}`)).toEqual(['minimal json', 'switchyard json']);
+    const perRound = result.rounds!.map((round) => round.cpuRatios.json.switchyardVsMinimal).filter((ratio): ratio is number => typeof ratio === 'number');
+    expect(perRound.length).toBeGreaterThan(0);
+    const sorted = [...perRound].sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    expect(result.cpuRatios.json.switchyardVsMinimal).toBeCloseTo(median, 2);
+  }, 180_000);
 });
