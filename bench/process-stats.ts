@@ -56,3 +56,34 @@ export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** The machine's CPU ticks so far, busy and in all (first line of /proc/stat); null without /proc. */
+export function readMachineTicks(): { busy: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal …: idle and iowait are the idle part.
+    const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+    return { busy: total - fields[3] - fields[4], total };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until the machine is quiet (under `threshold` of its CPU busy over one second) before a
+ * target is measured, so that what the previous target left running (PostgreSQL's checkpoints and
+ * vacuum after a scale-out target, a dropped schema) is not billed to the next one. Gives up
+ * after `maxMs`; answers how long it waited and the last busy share seen.
+ */
+export async function waitForQuietMachine(threshold = 0.15, maxMs = 30_000): Promise<{ waitedMs: number; busy: number | null }> {
+  const started = Date.now();
+  let busy: number | null = null;
+  for (;;) {
+    const before = readMachineTicks();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = readMachineTicks();
+    if (!before || !after || after.total === before.total) return { waitedMs: Date.now() - started, busy: null };
+    busy = (after.busy - before.busy) / (after.total - before.total);
+    if (busy < threshold || Date.now() - started >= maxMs) return { waitedMs: Date.now() - started, busy };
+  }
+}

@@ -5,7 +5,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { cleanUp, createScratchDirectory } from './child-process.js';
 import type { LatencySummary, LoadJob } from './load-generator.js';
-import { clockTicksPerSecond, round } from './process-stats.js';
+import { clockTicksPerSecond, round, waitForQuietMachine } from './process-stats.js';
 import { runLoadPhase, type PhaseMeasurement } from './run-load-phase.js';
 import {
   directTarget,
@@ -392,7 +392,9 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
           log(`portkey: ${targets.portkey.reason}`);
           continue;
         }
-        log(`${name}: measuring at ${target.origin}${target.pid === null ? '' : ` (pid ${target.pid})`}`);
+        const quiet = await waitForQuietMachine();
+        const settled = quiet.waitedMs > 1500 ? `, after waiting ${Math.round(quiet.waitedMs / 1000)} s for a quiet machine (busy ${quiet.busy === null ? '?' : Math.round(quiet.busy * 100)} %)` : '';
+        log(`${name}: measuring at ${target.origin}${target.pid === null ? '' : ` (pid ${target.pid})`}${settled}`);
         try {
           const measured = await measureTarget(target, options, simulator);
           phases.push(...measured);
