@@ -62,6 +62,16 @@ afterAll(async () => {
 
 const clientOf = (gateway: SimulatedGateway) => new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
 
+/** Sends `body` with the SDK's beta client and answers the request the simulator received on `protocol`. */
+async function sendThrough(gateway: SimulatedGateway, body: object, protocol: 'openai' | 'anthropic' | 'gemini') {
+  gateway.simulator.reset();
+  const message = await clientOf(gateway).beta.messages.create(body as BetaParams);
+  expect(message.role).toBe('assistant');
+  const received = gateway.simulator.lastRequest(protocol);
+  if (!received) return expect.fail('the simulator received no request');
+  return received;
+}
+
 describe('Claude-only thinking and output_config fields on an anthropic-wire model', () => {
   it('are relayed byte for byte, with the betas, when the body goes as sent', async () => {
     for (const body of [adaptiveBody, betweenToolsBody]) {
@@ -101,11 +111,7 @@ describe('Claude-only thinking and output_config fields on other protocols', () 
     ['sim/openai-model', 'openai'],
     ['sim/gemini-model', 'gemini'],
   ] as const)('are accepted on %s: block_binding and task_budget as hints that go no further', async (model, protocol) => {
-    relaying.simulator.reset();
-    const message = await clientOf(relaying).beta.messages.create({ ...adaptiveBody(model), betas } as BetaParams);
-    expect(message.role).toBe('assistant');
-    const received = relaying.simulator.lastRequest(protocol);
-    if (!received) return expect.fail('the simulator received no request');
+    const received = await sendThrough(relaying, { ...adaptiveBody(model), betas }, protocol);
     expect(received.rawBody).not.toMatch(/block_binding|prefix_mismatch|task_budget|64000/);
   });
 
@@ -157,11 +163,7 @@ describe('thinking disabled beside output_config.effort', () => {
     ['sim/openai-model', 'openai', (body: Record<string, unknown>) => expect(body).not.toHaveProperty('reasoning_effort')],
     ['sim/gemini-model', 'gemini', (body: Record<string, unknown>) => expect(body.generationConfig ?? {}).not.toHaveProperty('thinkingConfig')],
   ] as const)('asks %s for no reasoning: the effort is a hint there', async (model, protocol, check) => {
-    relaying.simulator.reset();
-    const message = await clientOf(relaying).beta.messages.create(disabledBody(model) as BetaParams);
-    expect(message.role).toBe('assistant');
-    const received = relaying.simulator.lastRequest(protocol);
-    if (!received) return expect.fail('the simulator received no request');
+    const received = await sendThrough(relaying, disabledBody(model), protocol);
     check(received.body as Record<string, unknown>);
     expect(received.rawBody).not.toMatch(/effort|thinking/i);
   });
@@ -181,11 +183,7 @@ describe('thinking.display "updates" (the beta SDK type allows it)', () => {
     ['sim/openai-model', 'openai', (body: Record<string, unknown>) => expect(JSON.stringify(body)).not.toContain('updates')],
     ['sim/gemini-model', 'gemini', (body: Record<string, unknown>) => expect((body.generationConfig as Record<string, unknown>).thinkingConfig).toEqual({ thinkingBudget: -1, includeThoughts: true })],
   ] as const)('is accepted on %s as summarized is', async (model, protocol, check) => {
-    relaying.simulator.reset();
-    const message = await clientOf(relaying).beta.messages.create(updatesBody(model) as BetaParams);
-    expect(message.role).toBe('assistant');
-    const received = relaying.simulator.lastRequest(protocol);
-    if (!received) return expect.fail('the simulator received no request');
+    const received = await sendThrough(relaying, updatesBody(model), protocol);
     check(received.body as Record<string, unknown>);
   });
 });

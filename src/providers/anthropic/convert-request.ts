@@ -26,7 +26,7 @@ export function convertToAnthropicRequest(request: TextRequest, providerModel: s
   const { system, messages } = convertToAnthropicMessages(request.messages);
   const anthropic = request.anthropic;
   // Thinking the Messages client turned off (disabled, between_tools) stays off, whatever the effort.
-  const thinkingOff = anthropic?.betweenTools === true || anthropic?.thinkingDisabled === true;
+  const thinkingOff = anthropic?.betweenTools ? 'between_tools' : anthropic?.thinkingDisabled ? 'disabled' : undefined;
   // A Messages client's effort is Anthropic's own output_config.effort, never a budget; only an
   // effort of another style (reasoning_effort) asks for thinking, with the budget it maps to.
   const budget = thinkingOff ? undefined : thinkingBudget(request.reasoning, request.maxTokens, anthropic?.effort === undefined);
@@ -49,10 +49,8 @@ export function convertToAnthropicRequest(request: TextRequest, providerModel: s
   if (request.stop && request.stop.length > 0) body.stop_sequences = request.stop;
   // A Messages client's block_binding goes with the thinking it was sent with (enabled or adaptive).
   const binding = anthropic?.blockBinding ? { block_binding: anthropic.blockBinding } : {};
-  if (anthropic?.betweenTools) {
-    body.thinking = { type: 'between_tools' };
-  } else if (anthropic?.thinkingDisabled) {
-    body.thinking = { type: 'disabled' };
+  if (thinkingOff) {
+    body.thinking = { type: thinkingOff };
   } else if (request.reasoning?.adaptive) {
     body.thinking = { type: 'adaptive', ...(request.reasoning.display && { display: request.reasoning.display }), ...binding };
   } else if (budget !== undefined) {
