@@ -106,15 +106,18 @@ function withoutDestroyOnReturn(body: StreamBody): StreamBody {
 
 /** Lets the rest of a finished body (at most its end) flow away; destroys it if it lingers. */
 function finishQuietly(body: StreamBody): void {
-  if (!(body instanceof Readable) || body.destroyed) return;
-  if (body.readableEnded) return;
+  if (!(body instanceof Readable) || body.destroyed || body.readableEnded) return;
   const timer = setTimeout(() => destroyQuietly(body), lingerMs);
   timer.unref();
   body.once('close', () => clearTimeout(timer));
   body.resume();
 }
 
-/** Destroys a body cut short (its `error` is already listened for: see `startProviderStream`). */
+/**
+ * Destroys a body cut short, once: undici's body builds a new `RequestAbortedError` on every
+ * `destroy()` without an error, even when already destroyed. Its `error` is listened for (see
+ * `startProviderStream`).
+ */
 function destroyQuietly(body: StreamBody): void {
   if (body instanceof Readable && body.destroyed) return;
   body.destroy();
