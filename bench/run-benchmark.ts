@@ -60,6 +60,8 @@ export interface BenchmarkOptions {
    * each target and mode is its median-CPU round, and each ratio the median of the rounds' ratios.
    */
   rounds?: number;
+  /** How long to wait at most for a quiet machine before each target (default 30 s; 0 does not wait, as in tests). */
+  quietWaitMs?: number;
   simulator: SimulatorSettings;
   /** Switchyard's LOG_LEVEL (info is what an operator runs). */
   logLevel: string;
@@ -392,7 +394,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
           log(`portkey: ${targets.portkey.reason}`);
           continue;
         }
-        const quiet = await waitForQuietMachine();
+        const quiet = (options.quietWaitMs ?? 30_000) > 0 ? await waitForQuietMachine(0.15, options.quietWaitMs) : { waitedMs: 0, busy: null };
         const settled = quiet.waitedMs > 1500 ? `, after waiting ${Math.round(quiet.waitedMs / 1000)} s for a quiet machine (busy ${quiet.busy === null ? '?' : Math.round(quiet.busy * 100)} %)` : '';
         log(`${name}: measuring at ${target.origin}${target.pid === null ? '' : ` (pid ${target.pid})`}${settled}`);
         try {

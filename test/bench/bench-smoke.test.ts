@@ -32,6 +32,8 @@ describe('npm run bench (smoke)', () => {
       simulator: { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 },
       logLevel: 'warn',
       profile: false,
+      // The other suites keep the machine busy: no waiting for quiet here.
+      quietWaitMs: 0,
     });
     await writeResults(result, directory);
     const written = JSON.parse(await readFile(join(directory, 'latest.json'), 'utf8')) as BenchmarkResult;
@@ -81,6 +83,8 @@ describe('npm run bench (smoke)', () => {
       simulator: { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 },
       logLevel: 'warn',
       profile: false,
+      // The other suites keep the machine busy: no waiting for quiet here.
+      quietWaitMs: 0,
     });
     expect(result.rounds).toHaveLength(3);
     expect(result.phases.map((phase) => `${phase.target} ${phase.mode}`)).toEqual(['minimal json', 'switchyard json']);
