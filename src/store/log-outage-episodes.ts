@@ -23,6 +23,8 @@ export class OutageEpisodes {
   private failures = 0;
   private lastError: string | undefined;
   private recovery: NodeJS.Timeout | undefined;
+  /** Closed with its store or client: the failures of closing are not an outage. */
+  private closed = false;
   private readonly quietMs: number;
 
   constructor(private readonly options: OutageEpisodeOptions) {
@@ -35,6 +37,7 @@ export class OutageEpisodes {
   }
 
   failed(error: unknown): void {
+    if (this.closed) return;
     if (this.recovery) {
       clearTimeout(this.recovery);
       this.recovery = undefined;
@@ -54,7 +57,7 @@ export class OutageEpisodes {
   }
 
   answered(): void {
-    if (this.since === undefined || this.recovery) return;
+    if (this.since === undefined || this.recovery || this.closed) return;
     this.recovery = setTimeout(() => {
       this.recovery = undefined;
       const downMs = Date.now() - this.since!;
@@ -68,8 +71,9 @@ export class OutageEpisodes {
     this.recovery.unref();
   }
 
-  /** Stops the pending recovery line (the process is closing). */
+  /** From now on nothing is logged: the connections are being closed on purpose. */
   close(): void {
+    this.closed = true;
     if (this.recovery) clearTimeout(this.recovery);
     this.recovery = undefined;
   }
