@@ -98,6 +98,13 @@ describe.skipIf(!postgresUrl || !redisUrl)('three instances on one PostgreSQL an
 
       // Stopped gracefully: every settlement in flight commits, and the sessions' statistics reach PostgreSQL.
       await Promise.all(instances.map(({ child }) => new Promise((resolve) => (child.kill('SIGTERM'), child.once('exit', resolve)))));
+      // A session reports its count when it ends: wait until the instances' sessions have.
+      const ownPid = (await books.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+      for (let attempt = 0; attempt < 100; attempt += 1) {
+        const sessions = await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> $2', [database, ownPid]);
+        if (sessions.rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const deadlocks = (await countDeadlocks(admin, database)) - deadlocksBefore;
       const summary = Object.fromEntries(statuses);
       process.stdout.write(`deadlock load: ${JSON.stringify(summary)} responses, ${credited} credit grants, ${deadlocks} deadlocks\n`);
