@@ -106,6 +106,7 @@ describe('the Codex CLI request through the gateway', () => {
     expect(response.output.some((item) => item.type === 'function_call')).toBe(true);
     expect(raw.headers.get('x-switchyard-omitted')).toBe('tools[type=web_search], reasoning.effort');
     const requestId = raw.headers.get('x-request-id');
+    await gateway.test.context.requestLog.flush();
     const logged = await fetch(`${gateway.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${gateway.key}` } });
     expect(((await logged.json()) as { data: { omitted: string[] } }).data.omitted).toEqual(['tools[type=web_search]', 'reasoning.effort']);
   });
