@@ -9,8 +9,10 @@ export interface PreferencePlan {
   /** The request as this endpoint gets it: without what it cannot honour. */
   request: TextRequest;
   /** The client's names of what was dropped, in request order (`x-switchyard-omitted`, the log's `omitted`). */
-  omitted: string[];
+  omitted: readonly string[];
 }
+
+const noneOmitted: readonly string[] = Object.freeze([]);
 
 /** How a preference the endpoint cannot honour is taken out of the canonical request. */
 const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest) => void>> = {
@@ -29,6 +31,8 @@ const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest
  * and none is left is refused here, as that tool was forced.
  */
 export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate): PreferencePlan {
+  // The common request prefers nothing: no work, no allocation on the hot path.
+  if (call.offeredTools === undefined && !call.parameters.some((parameter) => parameter.preference)) return { request: call.request, omitted: noneOmitted };
   const preferences = call.parameters.filter((parameter) => parameter.preference && withoutParameter[parameter.name] !== undefined);
   const dropped = new Set(preferences.filter((parameter) => !endpointMeets(catalog, candidate.endpoint, parameter)).map((parameter) => parameter.name));
   let request = call.request;

@@ -51,7 +51,7 @@ export type TextGenerationOutcome = (
   | (RelayOutcome & { candidate: Candidate })
 ) & {
   /** What the request preferred and this endpoint could not honour, in the client's field names (see drop-unmet-preferences.ts). */
-  omitted: string[];
+  omitted: readonly string[];
 };
 
 /**

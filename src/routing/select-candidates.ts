@@ -64,7 +64,8 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
     if (preferred.length < usable.length) excludedByRequest = true;
     const capped = preferred.filter((endpoint) => withinCap(endpoint.pricing, input.principal.maxPrice) && withinCap(endpoint.pricing, input.principal.modelMaxPrices[model.id]));
     if (capped.length < preferred.length) excludedByKeyPrice = true;
-    const metPreferences = (endpoint: ModelEndpointConfig) => preferences.filter((parameter) => endpointMeets(catalog, endpoint, parameter)).length;
+    const metPreferences = (endpoint: ModelEndpointConfig) =>
+      preferences.length === 0 ? 0 : preferences.filter((parameter) => endpointMeets(catalog, endpoint, parameter)).length;
     const ordered = orderEndpoints(capped, route.provider, input.defaultProviderOf(model.id), input.health, metPreferences);
     for (const endpoint of ordered) {
       const provider = catalog.providerById.get(endpoint.provider)!;
