@@ -19,7 +19,7 @@ import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import { GatewayError, invalidRequest } from '../errors/gateway-error.js';
 import { preferServedEndpoint } from '../routing/prompt-cache-affinity.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
-import { planPassThrough } from './plan-pass-through.js';
+import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { planReservation } from './plan-reservation.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
@@ -37,10 +37,11 @@ export interface TextGenerationInput {
    */
   onSettled?: (candidate: Candidate, settlement: StreamSettlement) => RequestRecord | undefined;
   /**
-   * The client's body as it came, for the native pass-through (`plan-pass-through.ts`) when the
-   * chosen endpoint speaks the client's style; absent when pass-through is off.
+   * The client's body as it came and its style's rules, for the native pass-through
+   * (`plan-pass-through.ts`) when the chosen endpoint speaks the client's style; absent when
+   * pass-through is off or the style has none.
    */
-  body?: Record<string, unknown>;
+  passThrough?: PassThroughInput;
 }
 
 export type TextGenerationOutcome =
@@ -96,9 +97,9 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const startedAt = performance.now();
     try {
       // Decided on the planned request: its reasoning before advisory reasoning was dropped for this endpoint.
-      const passThrough = planPassThrough(input.api, input.body, candidate, planned.request);
-      if (passThrough) {
-        const relayed = await relayText(context, {
+      const passThrough = adapter.relay && planPassThrough(input.passThrough, candidate, planned.request);
+      if (passThrough && adapter.relay) {
+        const relayed = await relayText(context, adapter.relay, {
           candidate,
           plan: passThrough,
           request,

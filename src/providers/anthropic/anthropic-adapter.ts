@@ -6,6 +6,7 @@ import { startProviderStream } from '../shared/start-provider-stream.js';
 import { convertToAnthropicRequest } from './convert-request.js';
 import { convertAnthropicResponse } from './convert-response.js';
 import { convertAnthropicStream } from './convert-stream.js';
+import { messagesRelay } from './relay-messages.js';
 import { messagesHeaders, messagesUrl } from './transport.js';
 import type { AnthropicMessage } from './wire-types.js';
 
@@ -15,6 +16,7 @@ import type { AnthropicMessage } from './wire-types.js';
  */
 export const anthropicAdapter: TextProviderAdapter = {
   api: 'anthropic',
+  relay: messagesRelay,
 
   async generate(request, context) {
     const payload = convertToAnthropicRequest(request, context.providerModel, false);
