@@ -14,6 +14,11 @@ const recordings: Array<{ file: string; model: string; expect?: 'failure' | 'emp
     { file: `openai/${name}.json`, model: 'rec/openai' },
     ...(name.startsWith('moonshot') ? [] : [{ file: `openai/${name}.txt`, model: 'rec/openai' }]),
   ]),
+  ...['alibaba-reasoning', 'alibaba-tool-call', 'azure-deepseek-reasoning', 'deepseek-reasoning', 'perplexity-text', 'xai-tool-call'].flatMap((name) => [
+    { file: `openai/${name}.json`, model: 'rec/openai' },
+    { file: `openai/${name}.txt`, model: 'rec/openai' },
+  ]),
+  ...['moonshot-tool-call.json', 'moonshot-reasoning-stream.txt', 'mistral-incremental-tool-call.txt'].map((name) => ({ file: `openai/${name}`, model: 'rec/openai' })),
   ...[
     'recorded-compaction-response.json', 'recorded-compaction-stream.sse', 'recorded-refusal-response.json', 'recorded-refusal-stream.sse',
     'recorded-tool-input-in-block-start.sse', 'recorded-content-in-message-start.sse', 'recorded-redacted-thinking-stream.sse',

@@ -1,5 +1,6 @@
 import type { Citation } from '../../core/content.js';
 import { asArray, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
+import { mapFinishReason } from './map-finish-reason.js';
 import { readCitations } from './read-citations.js';
 import { readThinking } from './read-message-text.js';
 import { encodeUrlCitation } from './encode-url-citation.js';
@@ -15,9 +16,11 @@ import { encodeUrlCitation } from './encode-url-citation.js';
  *   `reasoning_details` as OpenRouter sends it; `reasoning` alone (Groq) gets its details too;
  * - `content` as typed parts (Mistral's thinking models: `thinking` + `text`) → string content
  *   and reasoning;
- * - streamed tool calls without `index` or `type` and a first delta without `role` (Mistral);
+ * - streamed tool calls without `index` or `type` and a first delta without `role` (Mistral),
+ *   `role` repeated (Perplexity) or null (Azure) in later deltas;
  * - top-level `citations` / `search_results` (Perplexity) → `annotations` (`url_citation`);
  * - a missing `system_fingerprint`, `refusal` or `logprobs` (required by OpenRouter's SDK) → null;
+ * - a vendor's own `finish_reason` → OpenAI's, as the translated path maps it;
  * - usage in a chunk with choices (DeepSeek, Mistral; Perplexity in every chunk) → only in the
  *   closing usage chunk, as OpenAI sends it and as the gateway adds the cost.
  *
@@ -31,6 +34,7 @@ export function normalizeChatCompletion(record: JsonRecord): void {
     const choice = asRecord(value);
     if (!choice) continue;
     if (choice.logprobs === undefined) choice.logprobs = null;
+    choice.finish_reason = officialFinishReason(choice.finish_reason) ?? 'stop';
     const message = asRecord(choice.message);
     if (!message) continue;
     normalizeText(message);
@@ -109,12 +113,15 @@ export function createChatChunkNormalizer(): ChatChunkNormalizer {
       const delta = asRecord(choice?.delta);
       if (!choice || !delta) return [chunk];
       if (choice.logprobs === undefined) choice.logprobs = null;
-      if (choice.finish_reason === undefined) choice.finish_reason = null;
+      choice.finish_reason = officialFinishReason(choice.finish_reason);
       if (!started) {
+        // OpenAI's first delta: the role, empty content and no refusal.
         started = true;
         delta.role ??= 'assistant';
-      } else if (delta.role === 'assistant') {
-        // Perplexity repeats the role in every delta; OpenAI sends it once.
+        delta.refusal ??= null;
+        if (delta.content === null || delta.content === undefined) delta.content = '';
+      } else if (delta.role === 'assistant' || delta.role === null) {
+        // Perplexity repeats the role in every delta, Azure sends null there; OpenAI sends it once.
         delete delta.role;
       }
       normalizeText(delta);
@@ -132,6 +139,13 @@ export function createChatChunkNormalizer(): ChatChunkNormalizer {
       return hasDelta ? [chunk, annotated, finish] : [annotated, finish];
     },
   };
+}
+
+/** OpenAI's four reasons; a vendor's own (`eos`, `model_length`…) as the translated path reads it. */
+function officialFinishReason(reason: unknown): string | null {
+  if (reason === null || reason === undefined) return null;
+  const canonical = mapFinishReason(reason);
+  return canonical === 'other' || canonical === 'error' ? 'stop' : canonical;
 }
 
 /** A message or delta's text and reasoning in OpenAI's and OpenRouter's fields. */
