@@ -1,4 +1,4 @@
-import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { jsonModeOnAnthropic, onEveryProtocol, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 const penalty = (name: string) =>
@@ -46,7 +46,11 @@ export const chatCompletionsFieldTable: FieldTable = [
   { field: 'tools', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'input_schema tools' }, { kind: 'translated', note: 'functionDeclarations' }) },
   { field: 'tool_choice', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'auto/any/tool/none' }, { kind: 'translated', note: 'functionCallingConfig' }) },
   { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
-  { field: 'response_format', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'output_config.format json_schema; json_object refused' }, { kind: 'translated', note: 'responseMimeType + responseJsonSchema' }) },
+  { field: 'response_format', handling: perProtocol(
+    { kind: 'native' },
+    { kind: 'emulated', note: `json_object: ${jsonModeOnAnthropic}; json_schema → output_config.format; text: nothing sent` },
+    { kind: 'translated', note: 'json_object → responseMimeType application/json; json_schema → responseMimeType + responseJsonSchema' },
+  ) },
   { field: 'reasoning_effort', handling: perProtocol({ kind: 'native', note: "'none' asks for nothing (not forwarded)" }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
   { field: 'reasoning', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort; max_tokens refused; enabled: true = medium, false = none; exclude: true refused' }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
   { field: 'verbosity', handling: onEveryProtocol('hint', 'OpenAI’s own models read it, others answer as they would') },
