@@ -51,6 +51,19 @@ describe('usage as providers report it', () => {
     expect(message.usage.output_tokens).toBe(189);
   });
 
+  it('Gemini: a Messages stream starts with the input count the provider sent in its first chunk', async () => {
+    replay.play(recording('gemini/stream-tool-use-prompt-usage.sse'));
+    const stream = anthropic.messages.stream({ model: 'rec/gemini', max_tokens: 1024, messages: user('date?') });
+    let startUsage: Anthropic.Usage | undefined;
+    stream.on('streamEvent', (event) => {
+      // A copy: the SDK keeps updating the snapshot it started from.
+      if (event.type === 'message_start') startUsage = { ...event.message.usage };
+    });
+    await stream.finalMessage();
+    // 17 prompt + 308 tool-use prompt tokens, as the first chunk counts them; no output yet.
+    expect(startUsage).toMatchObject({ input_tokens: 325, output_tokens: 0 });
+  });
+
   it('Gemini: the tool-use prompt of a search-grounded answer is billed as input', async () => {
     replay.play(recording('gemini/stream-tool-use-prompt-usage.sse'));
     const message = await anthropic.messages.stream({ model: 'rec/gemini', max_tokens: 1024, messages: user('date?') }).finalMessage();
