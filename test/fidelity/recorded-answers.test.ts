@@ -173,6 +173,21 @@ describe('Anthropic stream shapes', () => {
     );
   });
 
+  it('the same message_start sent twice is folded, relayed and translated: one message_start, the whole answer', async () => {
+    for (const model of ['rec/anthropic', 'rec/anthropic-native']) {
+      replay.play(recording('anthropic/recorded-thinking-stream.sse'), recording('anthropic/recorded-duplicate-message-start.sse'));
+      const once = await anthropic.messages.stream({ model, max_tokens: 4096, messages: user('x') }).finalMessage();
+      const twice = await anthropic.messages.stream({ model, max_tokens: 4096, messages: user('x') }).finalMessage();
+      expect({ ...twice, id: once.id }).toEqual(once);
+
+      replay.play(recording('anthropic/recorded-duplicate-message-start.sse'));
+      const raw = await sendJson(gateway, gateway.key, 'POST', '/v1/messages', { model, max_tokens: 4096, messages: user('x'), stream: true });
+      const events = (await readSseEvents(raw)).map((event) => (JSON.parse(event.data) as { type: string }).type);
+      expect(events.filter((type) => type === 'message_start')).toHaveLength(1);
+      expect(events.at(-1)).toBe('message_stop');
+    }
+  });
+
   it("a refusal's stop_details reach Messages clients, and its explanation Chat clients", async () => {
     const explanation = "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.";
     replay.play(recording('anthropic/recorded-refusal-stream.sse'));

@@ -23,7 +23,7 @@ const recordings: Array<{ file: string; model: string; expect?: 'failure' | 'emp
     'recorded-compaction-response.json', 'recorded-compaction-stream.sse', 'recorded-refusal-response.json', 'recorded-refusal-stream.sse',
     'recorded-tool-input-in-block-start.sse', 'recorded-content-in-message-start.sse', 'recorded-redacted-thinking-stream.sse',
     'recorded-thinking-tool-use-response.json', 'recorded-text-response.json', 'recorded-thinking-stream.sse',
-    'recorded-web-search-response.json', 'recorded-web-search-stream.sse',
+    'recorded-web-search-response.json', 'recorded-web-search-stream.sse', 'recorded-duplicate-message-start.sse',
   ].map((name) => ({ file: `anthropic/${name}`, model: 'rec/anthropic' })),
   { file: 'anthropic/recorded-spliced-message-start.sse', model: 'rec/anthropic', expect: 'failure' as const },
   // The recorded answer is an empty text part (the model said nothing after grounding).

@@ -7,10 +7,10 @@ import { postJson, readJsonObject, toUpstreamError } from '../shared/send-reques
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { convertAnthropicResponse } from './convert-response.js';
-import { createAnthropicEventHandler } from './convert-stream.js';
+import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.js';
 import { mapAnthropicUsage } from './map-usage.js';
 import { messagesHeaders, messagesUrl } from './transport.js';
-import type { AnthropicMessage } from './wire-types.js';
+import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
 
 /** The Messages pass-through of the `anthropic` protocol. */
 export const messagesRelay: TextRelay = {
@@ -73,6 +73,8 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
   const handle = createAnthropicEventHandler(options);
   const held: HeldEvent[] = [];
   const stop: { reason?: string; sequence?: string } = {};
+  let opened = false;
+  let openedId: string | undefined;
   const iterator = events[Symbol.asyncIterator]();
   try {
     while (true) {
@@ -85,6 +87,13 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
       }
       if (next.done) break;
       const event = next.value;
+      if (event.event === 'message_start') {
+        const data = readEvent(event.data);
+        // A repeated announcement of the same message is folded: the client gets one.
+        if (opened && data && isRepeatedStart(data, openedId)) continue;
+        opened = true;
+        openedId = data?.message?.id;
+      }
       const parts = handle(event);
       const ended = parts.find((part) => part.type === 'finish' || part.type === 'error');
       if (ended?.type === 'error') {
@@ -150,4 +159,13 @@ function rewriteEvent(data: Record<string, unknown>, identity: RelayIdentity): v
 
 function tagBlock(block: Record<string, unknown>, identity: RelayIdentity): void {
   if (block.type === 'thinking' && typeof block.signature === 'string' && block.signature) block.signature = identity.tagSignature(block.signature);
+}
+
+/** The event's JSON, or undefined for malformed data (which the event handler reports). */
+function readEvent(data: string): AnthropicStreamEvent | undefined {
+  try {
+    return JSON.parse(data) as AnthropicStreamEvent;
+  } catch {
+    return undefined;
+  }
 }
