@@ -18,6 +18,7 @@ import { explainNoProvider } from '../routing/explain-no-provider.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import { GatewayError, invalidRequest } from '../errors/gateway-error.js';
 import { preferServedEndpoint } from '../routing/prompt-cache-affinity.js';
+import { endpointPricingOf } from '../catalog/catalog.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { planReservation } from './plan-reservation.js';
@@ -95,6 +96,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const adapter = context.providers.textAdapter(candidate.provider.api);
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
+    const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
     try {
       // Decided on the planned request: its reasoning before advisory reasoning was dropped for this endpoint.
       const passThrough = adapter.relay && planPassThrough(input.passThrough, candidate, planned.request);
@@ -111,6 +113,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           startedAt,
           health: () => control.keepHealth(),
           onSettled: (settlement) => input.onSettled?.(candidate, settlement),
+          pricingOf,
         });
         rememberServer(candidate);
         return relayed;
@@ -118,7 +121,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
-        const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images);
+        const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images, pricingOf);
         // The request log row commits together with the charge (its cost is what was charged).
         const charged = await context.ledger.settle(reservation, cost, input.onSettled?.(candidate, { usage, cost, status: 'completed' }));
         rememberServer(candidate);
@@ -135,6 +138,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         countPrompt,
         startedAt,
         onSettled: (settlement) => input.onSettled?.(candidate, settlement),
+        pricingOf,
       });
       rememberServer(candidate);
       return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close };

@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.js';
 import type { Reservation } from '../billing/ledger.js';
 import { countTextTokens } from '../billing/count-tokens.js';
 import { priceTextUsage } from '../billing/pricing.js';
+import type { EndpointPricing } from '../config/types.js';
 import type { RelayedPart } from '../core/stream-part.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { Usage } from '../core/usage.js';
@@ -30,6 +31,8 @@ export interface RelayInput {
   startedAt: number;
   health: () => HealthAttempt;
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
+  /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
+  pricingOf: (providerModel: string) => EndpointPricing | undefined;
 }
 
 /**
@@ -51,7 +54,7 @@ export async function relayText(context: AppContext, relay: TextRelay, input: Re
     const usage: Usage = answer.usage.estimated
       ? { promptTokens: await input.countPrompt(), completionTokens: await countTextTokens(answer.text()), estimated: true }
       : answer.usage;
-    const cost = priceTextUsage(candidate.endpoint.pricing, usage, input.prompt.images);
+    const cost = priceTextUsage(candidate.endpoint.pricing, usage, input.prompt.images, input.pricingOf);
     const charged = await context.ledger.settle(input.reservation, cost, input.onSettled({ usage, cost, status: 'completed' }));
     return { stream: false, relayed: true, body: answer.body, usage, cost: charged };
   }
@@ -65,6 +68,7 @@ export async function relayText(context: AppContext, relay: TextRelay, input: Re
     countPrompt: input.countPrompt,
     startedAt: input.startedAt,
     onSettled: input.onSettled,
+    pricingOf: input.pricingOf,
   });
   return { stream: true, relayed: true, parts: metered.parts, close: metered.close };
 }

@@ -38,7 +38,7 @@ export const messagesFieldTable: FieldTable = [
   { field: 'top_k', handling: perProtocol({ kind: 'native', note: 'OpenAI itself refuses it' }, { kind: 'native' }, { kind: 'translated', note: 'topK' }) },
   { field: 'tools', handling: perProtocol(
     { kind: 'translated', note: 'function tools; web_search_* → web_search_options; other server tools refused' },
-    { kind: 'native', note: 'custom tools and web_search_*; other server tools refused' },
+    { kind: 'native', note: 'custom tools and web_search_*; other server tools refused. Passes of another model in an answer (advisor tool: usage.iterations advisor_message) are charged at that model’s catalog price for this provider, else at the executor’s' },
     { kind: 'translated', note: 'functionDeclarations; web_search_* → googleSearch; other server tools refused' },
   ) },
   { field: 'tools[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'request-level cache_control (cache up to the last block)' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
