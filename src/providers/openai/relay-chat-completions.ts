@@ -51,9 +51,10 @@ function upstreamBody(call: RelayCall, context: CallContext, stream: boolean): J
 
 /**
  * Native pass-through for Chat Completions: sends the client's own body (rewritten by
- * `plan-pass-through.ts`) and answers the provider's completion with only `id` and `model`
- * rewritten; the cost is added to `usage` once settled. A 200 carrying an error object is
- * still an upstream error, as on the translated path.
+ * `plan-pass-through.ts` and `upstreamBody`) and answers the provider's completion in OpenAI's
+ * shape (`normalize-chat-dialect.ts`) with the gateway's `id` and `model`; the cost is added to
+ * `usage` once settled. A 200 carrying an error object is still an upstream error, as on the
+ * translated path.
  */
 async function relayChatCompletion(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<RelayedAnswer> {
   const { provider } = context;
@@ -87,10 +88,11 @@ async function relayChatCompletion(body: JsonRecord, context: CallContext, ident
 }
 
 /**
- * The streaming pass-through: every chunk goes to the client as the provider sent it but for
- * `id` and `model`; a usage-only chunk (`choices: []`) and `[DONE]` are held until the charge is
- * known (a usage chunk is made when the provider sent none, as the translated path always sends
- * one). Beside the frames come the canonical parts the meter reads: text for an estimate when
+ * The streaming pass-through: every chunk goes to the client in OpenAI's shape (the vendor's
+ * dialect read by `normalize-chat-dialect.ts`) with the gateway's `id` and `model`; the usage
+ * chunk and `[DONE]` are held until the charge is known (a usage chunk is made from the usage
+ * the provider sent beside the choices, or empty when it sent none, as the translated path
+ * always sends one). Beside the frames come the canonical parts the meter reads: text for an estimate when
  * the client leaves, the finish with the usage, or an error.
  */
 async function relayChatCompletionStream(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<AsyncIterable<RelayedPart>> {
