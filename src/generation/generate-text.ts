@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app-context.js';
-import { inClientTerms, type DecodedTextCall } from '../api/shared/text-call.js';
+import type { DecodedTextCall } from '../core/text-call.js';
+import { inClientTerms } from '../errors/in-client-terms.js';
 import type { Principal } from '../auth/principal.js';
 import { countRequestTokens, countTextTokens } from '../billing/count-tokens.js';
 import { estimatePromptTokens } from '../billing/estimate-tokens.js';
