@@ -47,7 +47,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     bodyLimit: context.config.server.bodyLimitBytes,
     genReqId: () => context.createId('req'),
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Requests that still arrive on a kept-alive connection once the listener is closed are
+    // served (with `Connection: close`, which Fastify adds), not refused with a bare 503: the
+    // store stays open until the last connection has ended (`cli/shut-down-gracefully.ts`).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Slow clients are bounded (README "Timeouts and bounds"): headers, whole request, idle keep-alive.
@@ -66,8 +69,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   app.server.on('checkExpectation', createExpectationHandler(context.createId, logger));
 
   // First hook of all, so that even a refused request carries its id.
+  const { lifecycle } = context;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (lifecycle.draining) reply.header('connection', 'close');
   });
   // Before auth, so that refusals carry CORS headers too and a browser can read them.
   await registerCors(app, context.config.server.corsOrigins ?? []);

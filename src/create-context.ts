@@ -12,6 +12,7 @@ import { DefaultProviderCache } from './routing/default-provider-cache.js';
 import { PromptCacheAffinity } from './routing/prompt-cache-affinity.js';
 import { EndpointHealth } from './routing/endpoint-health.js';
 import { createMetrics } from './metrics/create-metrics.js';
+import { ServerLifecycle } from './http/server-lifecycle.js';
 import { createCounters } from './store/counters.js';
 import { TaskEngine, type TaskEngineOptions } from './tasks/task-engine.js';
 import { videoTaskHandler } from './videos/video-task-handler.js';
@@ -66,6 +67,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     // One identity per process: the lease owner of its tasks is the holder of its reservations.
     tasks: new TaskEngine(() => context, { schedules: config.tasks, ...options.tasks, instanceId }),
     metrics: createMetrics(() => context),
+    lifecycle: new ServerLifecycle(),
   };
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);

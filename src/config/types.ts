@@ -118,7 +118,12 @@ export interface ServerConfig {
   adminToken: string | null;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
-  /** How long SIGTERM waits for in-flight requests and streams. */
+  /**
+   * After SIGTERM, how long `/ready` answers 503 while requests are still served, so that a load
+   * balancer stops sending new ones before the listener closes.
+   */
+  shutdownDrainMs: number;
+  /** After the listener closes, how long in-flight requests and streams may take to finish. */
   shutdownGraceMs: number;
   logLevel: string;
   /** Connection timeouts and upload/stream caps; `http/http-limits.ts` defaults when absent. */
