@@ -1,4 +1,5 @@
 import { buildApp } from '../app.js';
+import { prepareTokenizer } from '../billing/count-tokens.js';
 import { loadConfig } from '../config/load-config.js';
 import { closeContext, createContext } from '../create-context.js';
 import { defaultHttpLimits } from '../http/http-limits.js';
@@ -27,6 +28,9 @@ export async function serve(): Promise<void> {
   }, Math.max(500, Math.floor(instanceTimeoutMs / 3)));
   upkeep.unref();
   const app = await buildApp(context);
+  // Warm before the first connection: what is built lazily on first use would stall the event
+  // loop for every request then in flight (the tokenizer alone is 0.7–1.5 s).
+  await prepareTokenizer();
   const { host, port } = config.server;
   const address = await app.listen({ host, port });
   context.logger.info({ address, catalog: config.source, models: config.models.length }, 'ready');
