@@ -59,7 +59,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
         onFenced: () => logger.warn({ instanceId }, 'this instance was declared dead by another (paused or cut off past the instance timeout); registered again'),
       },
     ),
-    providers: new ProviderRegistry(),
+    providers: new ProviderRegistry(logger),
     requestLog,
     health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 30_000 }),
     promptCacheAffinity: new PromptCacheAffinity({ capacity: 10_000, ttlMs: 5 * 60_000, clock }),
