@@ -50,6 +50,7 @@ describe('bounded upstream connections per provider', () => {
     expect(late.response.headers.get('retry-after')).toBe('1');
 
     // Both refusals are logged as refusals, with no provider: none was called.
+    await gateway.test.context.requestLog.flush();
     const row = (await (await sendJson(gateway, gateway.key, 'GET', `/v1/requests/${body.error.metadata.request_id}`)).json()) as { data: { status: string; provider: string | null } };
     expect(row.data).toMatchObject({ status: 'refused', provider: null });
     expect(gateway.simulator.stats().protocols.openai.requests - before).toBe(2);
@@ -76,6 +77,7 @@ describe('bounded upstream connections per provider', () => {
     const served = await chat('sim/everywhere', false);
     expect(served.status).toBe(200);
     const id = served.headers.get('x-request-id');
+    await gateway.test.context.requestLog.flush();
     const row = (await (await sendJson(gateway, gateway.key, 'GET', `/v1/requests/${id}`)).json()) as { data: { status: string; provider: string } };
     expect(row.data).toMatchObject({ status: 'completed', provider: 'sim-anthropic' });
     await waiting;
