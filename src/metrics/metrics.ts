@@ -14,6 +14,8 @@ export interface MetricsSources {
   tasksByState(): Promise<Array<{ status: string; count: number }>>;
   /** nano-USD recorded as uncollected in the ledger (all instances). */
   uncollectedNano(): Promise<bigint>;
+  /** This instance's calls open and waiting per provider (`providers/shared/provider-slots.ts`). */
+  upstreamConnections(): Array<{ provider: string; inUse: number; queued: number }>;
 }
 
 const nanoPerUsd = 1_000_000_000n;
@@ -95,6 +97,19 @@ export class Metrics {
       async collect() {
         this.reset();
         for (const row of await sources.tasksByState()) this.set({ status: row.status }, row.count);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_upstream_connections',
+      help: "Calls this instance has open to each provider (in_use) and waiting for one of the provider's connections (queued)",
+      labelNames: ['provider', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { provider, inUse, queued } of sources.upstreamConnections()) {
+          this.set({ provider, state: 'in_use' }, inUse);
+          this.set({ provider, state: 'queued' }, queued);
+        }
       },
     });
     // Both gauges come from one sample per scrape; whichever collects first takes it.

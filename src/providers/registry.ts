@@ -30,6 +30,11 @@ export class ProviderRegistry {
     return dispatcher;
   }
 
+  /** Calls open and waiting per provider that has been called (for `/metrics`). */
+  connectionStats(): Array<{ provider: string; inUse: number; queued: number }> {
+    return [...this.dispatchers].map(([provider, dispatcher]) => ({ provider, inUse: dispatcher.slots.inUse, queued: dispatcher.slots.queued }));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.dispatchers.values()].map((dispatcher) => dispatcher.close()));
     this.dispatchers.clear();

@@ -34,6 +34,9 @@ describe('bounded upstream connections per provider', () => {
 
     const waiting = timed(chat('sim/openai-model', false));
     await new Promise((resolve) => setTimeout(resolve, 50));
+    const metrics = await (await sendJson(gateway, gateway.test.adminToken, 'GET', '/metrics')).text();
+    expect(metrics).toContain('switchyard_upstream_connections{provider="sim-openai",state="in_use"} 2');
+    expect(metrics).toContain('switchyard_upstream_connections{provider="sim-openai",state="queued"} 1');
     const refused = await timed(chat('sim/openai-model', false));
     expect(refused.response.status).toBe(503);
     expect(refused.ms).toBeLessThan(300);
