@@ -40,7 +40,7 @@ export async function shutDownGracefully(app: FastifyInstance, context: AppConte
     server.closeAllConnections();
   }, times.graceMs);
   deadline.unref();
-  context.logger.info({ graceMs: times.graceMs }, 'listener closed; waiting for requests in flight');
+  context.logger.info({ graceMs: times.graceMs }, 'closing the listener; waiting for requests in flight');
   try {
     await app.close();
   } finally {

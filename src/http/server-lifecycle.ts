@@ -5,13 +5,13 @@
  * kept-alive client moves to a fresh connection (through the balancer) after its next answer.
  */
 export class ServerLifecycle {
-  private drainingSince: number | null = null;
+  private isDraining = false;
 
   get draining(): boolean {
-    return this.drainingSince !== null;
+    return this.isDraining;
   }
 
-  startDraining(now = Date.now()): void {
-    this.drainingSince ??= now;
+  startDraining(): void {
+    this.isDraining = true;
   }
 }
