@@ -126,7 +126,7 @@ describe('graceful shutdown, as a load balancer that follows /ready sees it', ()
     } finally {
       await store.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('serves a request pipelined behind a stream that ends after the listener closed, instead of a bare 503', async () => {
     const env = environment('pipelined');
@@ -161,5 +161,5 @@ describe('graceful shutdown, as a load balancer that follows /ready sees it', ()
     expect(second.toLowerCase()).toMatch(/x-request-id: req_/);
     expect(second).toContain('"total_credits":10');
     expect(received).not.toContain('"error":"Service Unavailable"');
-  }, 60_000);
+  }, 120_000);
 });
