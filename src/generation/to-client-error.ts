@@ -13,7 +13,7 @@ export function toClientError(error: UpstreamError, attempts = 1): GatewayError 
   // No call was made (the gateway's line for the provider's connections was full): a refusal,
   // so without the upstream cause, which would log the request as a provider failure.
   if (error.code === 'service_unavailable') {
-    return new GatewayError('service_unavailable', `The gateway's connections to the provider are all in use and its wait line is full${tried}: retry shortly`, {
+    return new GatewayError('service_unavailable', `Every connection the gateway may open to the provider is in use, and the line for a free one is full or took too long${tried}: retry shortly`, {
       headers: { 'retry-after': '1' },
     });
   }

@@ -43,7 +43,7 @@ describe('bounded upstream connections per provider', () => {
     expect(refused.response.headers.get('retry-after')).toBe('1');
     const body = (await refused.response.json()) as ErrorBody;
     expect(body.error).toMatchObject({ code: 'service_unavailable', status: 503 });
-    expect(body.error.message).toContain('connections');
+    expect(body.error.message).toContain('connection the gateway may open');
     expect(body.error.metadata.request_id).toBe(refused.response.headers.get('x-request-id'));
 
     const late = await waiting;
