@@ -36,13 +36,6 @@ const wires = [
  * this file, so the list can only shrink.
  */
 const notYetPassing: Record<string, string> = {
-  'basic-response': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
-  'assistant-phase': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
-  'streaming-response': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
-  'system-prompt': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
-  'tool-calling': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
-  'image-input': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
-  'multi-turn': 'response object lacks presence_penalty, frequency_penalty, top_logprobs, max_tool_calls, service_tier, safety_identifier, prompt_cache_key; temperature/top_p null',
   'websocket-response': 'no WebSocket mode',
   'websocket-sequential-responses': 'no WebSocket mode',
   'websocket-continuation': 'no WebSocket mode',

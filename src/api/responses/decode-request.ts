@@ -91,10 +91,11 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     request.user = echo.user = expectString(body.user, 'user');
   }
   // The request log's end user: OpenAI's newer `safety_identifier` (shape checked above) wins.
-  const endUser = isAbsent(body.safety_identifier) ? request.user : (body.safety_identifier as string);
+  if (!isAbsent(body.safety_identifier)) echo.safety_identifier = body.safety_identifier as string;
+  const endUser = echo.safety_identifier ?? request.user;
   if (endUser !== undefined) request.endUser = endUser;
   if (!isAbsent(body.metadata)) echo.metadata = decodeMetadata(body.metadata);
-  if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = expectString(body.prompt_cache_key, 'prompt_cache_key');
+  if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = echo.prompt_cache_key = expectString(body.prompt_cache_key, 'prompt_cache_key');
   return { call: { route, request, parameters }, echo };
 }
 
