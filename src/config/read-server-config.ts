@@ -3,6 +3,7 @@ import { ConfigError } from './config-error.js';
 import { readCorsOrigins } from './read-cors-origins.js';
 import { defaultHttpLimits } from '../http/http-limits.js';
 import { readTelegramConfig } from './read-telegram-config.js';
+import { defaultResponseStorage } from './default-response-storage.js';
 
 /** Reads the environment variables of docs/api-decisions.md §1 (listen address, stores, admin token, limits). */
 export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
@@ -26,6 +27,10 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     telegram: readTelegramConfig(env),
     corsOrigins: readCorsOrigins(env),
     passThrough: readSwitch(env, 'SWITCHYARD_PASS_THROUGH', true),
+    responses: {
+      retentionDays: readInteger(env, 'SWITCHYARD_RESPONSE_RETENTION_DAYS', defaultResponseStorage.retentionDays, 1, 3650),
+      maxStoredBytes: readInteger(env, 'SWITCHYARD_RESPONSE_MAX_STORED_BYTES', defaultResponseStorage.maxStoredBytes, 1024, 1024 * 1024 * 1024),
+    },
   };
 }
 

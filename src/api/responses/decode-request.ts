@@ -30,6 +30,8 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
   checkResponsesHints(body);
   const route = decodeRouteRequest(body);
   const echo = createDefaultEcho();
+  // OpenAI's default: a response is stored unless the client says `store: false`.
+  echo.store = body.store !== false;
   const parameters: RequestedParameter[] = [];
   const request: TextRequest = { messages: decodeMessages(body, echo), stream: isAbsent(body.stream) ? false : readBoolean(body.stream, 'stream') };
 

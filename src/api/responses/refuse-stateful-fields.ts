@@ -2,18 +2,14 @@ import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error
 import { isAbsent } from '../shared/read-json-fields.js';
 
 /**
- * The Responses API fields that depend on OpenAI keeping state (stored responses, conversations,
- * background jobs, server-side truncation). The gateway keeps none, so each is refused with a
- * reason, except in the value that asks for nothing stateful.
+ * The Responses API fields that depend on state the gateway does not keep (conversations,
+ * background jobs, server-side truncation): each is refused with a reason, except in the value
+ * that asks for nothing stateful. Stored responses it does keep: `store` (default true) is
+ * checked here, `previous_response_id` is resolved before decoding (see
+ * `continue-previous-response.ts`).
  */
 export function refuseStatefulFields(body: Record<string, unknown>): void {
-  if (!isAbsent(body.store) && body.store !== false) {
-    if (body.store === true) throw invalidRequest('store: true is not supported; this gateway keeps no response state', 'store');
-    throw invalidRequest("'store' must be a boolean", 'store');
-  }
-  if (!isAbsent(body.previous_response_id)) {
-    throw unsupportedParameter('previous_response_id', 'is not supported; this gateway keeps no response state, send the earlier items in input');
-  }
+  if (!isAbsent(body.store) && typeof body.store !== 'boolean') throw invalidRequest("'store' must be a boolean", 'store');
   if (!isAbsent(body.conversation)) {
     throw unsupportedParameter('conversation', 'is not supported; this gateway keeps no conversation state, send the earlier items in input');
   }
