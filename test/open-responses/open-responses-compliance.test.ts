@@ -42,9 +42,7 @@ const notYetPassing: Record<string, string> = {
   'websocket-reconnect-store-false-recovery': 'no WebSocket mode',
   'websocket-previous-response-not-found': 'no WebSocket mode',
   'websocket-failed-continuation-evicts-cache': 'no WebSocket mode',
-  'websocket-compact-new-chain': 'no WebSocket mode, no /responses/compact',
-  'compact-response': 'no /responses/compact',
-  'compact-missing-model': 'no /responses/compact',
+  'websocket-compact-new-chain': 'no WebSocket mode',
 };
 
 let gateway: SimulatedGateway;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { Principal } from '../../auth/principal.js';
 import { handleTextRequest, type TextStyle } from '../shared/handle-text-request.js';
+import { createCompactStyle } from './compact-style.js';
 import { continuePreviousResponse, type PriorTurnLookup } from './continue-previous-response.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesResponse } from './encode-response.js';
@@ -58,6 +59,9 @@ export function createResponsesStyle(context: AppContext, principal: Principal, 
 export function registerResponsesRoutes(app: FastifyInstance, context: AppContext): void {
   app.post('/v1/responses', { schema: { body: { type: 'object' } }, config: { auth: 'key' } }, (request, reply) =>
     handleTextRequest(context, createResponsesStyle(context, request.principal!), request, reply),
+  );
+  app.post('/v1/responses/compact', { schema: { body: { type: 'object' } }, config: { auth: 'key' } }, (request, reply) =>
+    handleTextRequest(context, createCompactStyle(context, request.principal!), request, reply),
   );
   registerStoredResponseRoutes(app, context);
 }
