@@ -23,6 +23,8 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
       largeUploadBytes: readInteger(env, 'SWITCHYARD_LARGE_UPLOAD_BYTES', defaultHttpLimits.largeUploadBytes, 1024, 1024 * 1024 * 1024),
       maxLargeUploads: readInteger(env, 'SWITCHYARD_MAX_LARGE_UPLOADS', defaultHttpLimits.maxLargeUploads, 1, 10_000),
       maxStreamsPerKey: readInteger(env, 'SWITCHYARD_MAX_STREAMS_PER_KEY', defaultHttpLimits.maxStreamsPerKey, 1, 1_000_000),
+      maxSocketsPerKey: readInteger(env, 'SWITCHYARD_MAX_SOCKETS_PER_KEY', defaultHttpLimits.maxSocketsPerKey, 1, 1_000_000),
+      socketIdleTimeoutMs: readInteger(env, 'SWITCHYARD_SOCKET_IDLE_TIMEOUT_MS', defaultHttpLimits.socketIdleTimeoutMs, 1000, 86_400_000),
     },
     telegram: readTelegramConfig(env),
     corsOrigins: readCorsOrigins(env),

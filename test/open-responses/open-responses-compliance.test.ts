@@ -36,13 +36,6 @@ const wires = [
  * this file, so the list can only shrink.
  */
 const notYetPassing: Record<string, string> = {
-  'websocket-response': 'no WebSocket mode',
-  'websocket-sequential-responses': 'no WebSocket mode',
-  'websocket-continuation': 'no WebSocket mode',
-  'websocket-reconnect-store-false-recovery': 'no WebSocket mode',
-  'websocket-previous-response-not-found': 'no WebSocket mode',
-  'websocket-failed-continuation-evicts-cache': 'no WebSocket mode',
-  'websocket-compact-new-chain': 'no WebSocket mode',
 };
 
 let gateway: SimulatedGateway;

@@ -52,7 +52,9 @@ export function decodeInputItems(input: unknown): Message[] {
         const toolCallId = expectString(item.call_id, `${path}.call_id`);
         if (isAbsent(item.output)) throw invalidRequest(`'${path}.output' is required`, `${path}.output`);
         const toolName = toolNames.get(toolCallId);
-        messages.push({ role: 'tool', toolCallId, ...(toolName ? { toolName } : {}), content: decodeUserContent(item.output, `${path}.output`) });
+        // OpenAI's rule too: an output answers a call made earlier in the conversation; no provider takes an orphan.
+        if (toolName === undefined) throw invalidRequest(`No tool call found for function call output with call_id '${toolCallId.slice(0, 100)}'`, `${path}.call_id`);
+        messages.push({ role: 'tool', toolCallId, toolName, content: decodeUserContent(item.output, `${path}.output`) });
         return;
       }
       case 'reasoning': {

@@ -37,6 +37,16 @@ export async function* encodeResponsesStream(
   echo: ResponsesEcho,
   options: EncodeStreamOptions = {},
 ): AsyncGenerator<string> {
+  for await (const event of encodeResponsesEvents(parts, meta, echo, options)) yield formatSseEvent(event);
+}
+
+/** The same events as objects, each with its `sequence_number`: SSE frames them, WebSocket mode sends each as one message. */
+export async function* encodeResponsesEvents(
+  parts: AsyncIterable<StreamPart>,
+  meta: ResponseMeta,
+  echo: ResponsesEcho,
+  options: EncodeStreamOptions = {},
+): AsyncGenerator<StreamEvent> {
   const clock = options.clock ?? systemClock;
   const output: OutputItem[] = [];
   const calls = new Map<number, OpenFunctionCall>();
@@ -45,7 +55,7 @@ export async function* encodeResponsesStream(
   let nextOutputIndex = 0;
   let started = false;
 
-  const frames = (events: StreamEvent[]): string[] => events.map((event) => formatSseEvent({ ...event, sequence_number: sequence++ }));
+  const frames = (events: StreamEvent[]): StreamEvent[] => events.map((event) => ({ ...event, sequence_number: sequence++ }));
   const snapshot = (state: Omit<ResponseState, 'output'>) => buildResponseObject(meta, echo, { ...state, output: [...output] });
 
   function start(): StreamEvent[] {

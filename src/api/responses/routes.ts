@@ -11,6 +11,7 @@ import type { ResponsesEcho } from './responses-echo.js';
 import type { ResponseObject } from './responses-wire.js';
 import { findPriorTurn, registerStoredResponseRoutes } from './stored-response-routes.js';
 import { storeResponse } from './store-response.js';
+import { registerResponsesSocket } from './socket/register-responses-socket.js';
 
 export interface ResponsesTurnOptions {
   /** Where `previous_response_id` is looked up; default the caller's stored responses. */
@@ -24,7 +25,12 @@ export interface ResponsesTurnOptions {
  * decoding, the echo completed with what that resolution decided, and a finished Response
  * stored (`store`, default true) before the client reads its end.
  */
-export function createResponsesStyle(context: AppContext, principal: Principal, options: ResponsesTurnOptions = {}): TextStyle<ResponsesEcho> {
+export interface ResponsesStyle extends TextStyle<ResponsesEcho> {
+  /** Stores (and reports) a finished Response; the stream encoder calls it before the terminal event. */
+  onTerminal(response: ResponseObject): Promise<void>;
+}
+
+export function createResponsesStyle(context: AppContext, principal: Principal, options: ResponsesTurnOptions = {}): ResponsesStyle {
   const lookup = options.lookup ?? ((id: string) => findPriorTurn(context, principal, id));
   let inputItems: unknown[] = [];
   let previousResponseId: string | null = null;
@@ -34,6 +40,7 @@ export function createResponsesStyle(context: AppContext, principal: Principal, 
   };
   return {
     api: 'responses',
+    onTerminal: finish,
     prepare: async (body) => {
       const continued = await continuePreviousResponse(body, lookup);
       inputItems = continued.inputItems;
@@ -64,4 +71,5 @@ export function registerResponsesRoutes(app: FastifyInstance, context: AppContex
     handleTextRequest(context, createCompactStyle(context, request.principal!), request, reply),
   );
   registerStoredResponseRoutes(app, context);
+  registerResponsesSocket(app, context);
 }

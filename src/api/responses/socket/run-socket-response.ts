@@ -1,0 +1,66 @@
+import type { AppContext } from '../../../app-context.js';
+import type { Principal } from '../../../auth/principal.js';
+import { startRequestRecord } from '../../../billing/start-request-record.js';
+import { generateText } from '../../../generation/generate-text.js';
+import type { ResponseMeta } from '../../shared/text-call.js';
+import type { StreamEvent } from '../format-sse-event.js';
+import { encodeResponsesEvents } from '../encode-stream.js';
+import type { PriorTurnLookup } from '../continue-previous-response.js';
+import type { ResponseObject } from '../responses-wire.js';
+import { createResponsesStyle } from '../routes.js';
+
+export interface SocketResponseInput {
+  principal: Principal;
+  /** The `response.create` message without its `type`. */
+  body: Record<string, unknown>;
+  lookup: PriorTurnLookup;
+  onFinished: (response: ResponseObject, inputItems: unknown[]) => void;
+  send: (event: StreamEvent) => void;
+  /** Aborted when the socket closes: the provider call stops and what was generated is charged. */
+  signal: AbortSignal;
+}
+
+/**
+ * One `response.create` on a Responses WebSocket: the same decode, routing, reservation,
+ * charge, request log row and stored response as `POST /v1/responses` with `stream: true`, and
+ * the same events, each sent as one message. An error before the first event is thrown for the
+ * connection to send as an `error` message; after it, the stream ends in-band (`response.failed`).
+ */
+export async function runSocketResponse(context: AppContext, input: SocketResponseInput): Promise<void> {
+  const requestId = context.createId('req');
+  const body = { ...input.body, stream: true };
+  const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/responses', body });
+  const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
+  let prepared: Awaited<ReturnType<typeof generateText>>;
+  let echo;
+  try {
+    const decoded = style.decode(await style.prepare!(body), {});
+    echo = decoded.extra;
+    record.identify(decoded.call.request.endUser);
+    prepared = await generateText(context, {
+      principal: input.principal,
+      call: decoded.call,
+      requestId,
+      api: 'responses',
+      signal: input.signal,
+      onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
+    });
+  } catch (error) {
+    await record.failed(error);
+    throw error;
+  }
+  const outcome = prepared;
+  const meta: ResponseMeta = { id: requestId, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
+  if (!outcome.stream || outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
+  try {
+    for await (const event of encodeResponsesEvents(outcome.parts, meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
+      if (input.signal.aborted) break;
+      input.send(event);
+    }
+  } finally {
+    // Settles and closes the provider stream if the socket closed before it was read.
+    await outcome.close();
+  }
+  record.ended(outcome.candidate);
+  await record.admitted;
+}
