@@ -89,5 +89,5 @@ export const responsesFieldTable: FieldTable = [
   { field: 'conversation', handling: onEveryProtocol('refused', stateless) },
   { field: 'prompt', handling: onEveryProtocol('refused', 'stored prompt templates live at OpenAI; send the prompt text in input') },
   { field: 'background', handling: onEveryProtocol('refused', 'true needs stored state; false accepted') },
-  { field: 'context_management', handling: onEveryProtocol('refused', 'server-side compaction needs stored state; an empty list accepted') },
+  { field: 'context_management', handling: onEveryProtocol('refused', 'automatic compaction inside a response is not run; compact with POST /responses/compact; an empty list accepted') },
 ];

@@ -17,7 +17,7 @@ export function refuseStatefulFields(body: Record<string, unknown>): void {
     throw unsupportedParameter('background', 'is not supported; background responses need stored state, which this gateway does not keep');
   }
   if (!isAbsent(body.context_management) && !(Array.isArray(body.context_management) && body.context_management.length === 0)) {
-    throw unsupportedParameter('context_management', 'is not supported; server-side compaction needs stored response state, which this gateway does not keep');
+    throw unsupportedParameter('context_management', 'is not supported; the gateway does not compact inside a response, compact the conversation with POST /v1/responses/compact');
   }
   if (!isAbsent(body.prompt)) {
     throw unsupportedParameter('prompt', 'is not supported; stored prompt templates live at OpenAI, send the prompt text in instructions and input');
