@@ -21,20 +21,24 @@ export interface StoredResponseScope {
   apiKeyId?: string;
 }
 
-export async function insertStoredResponse(db: Kysely<Database>, record: StoredResponseRecord): Promise<void> {
+/** Inserts a batch of stored responses in one statement. */
+export async function insertStoredResponses(db: Kysely<Database>, records: readonly StoredResponseRecord[]): Promise<void> {
+  if (records.length === 0) return;
   await db
     .insertInto('stored_responses')
-    .values({
-      id: record.id,
-      account_id: record.accountId,
-      api_key_id: record.apiKeyId,
-      model: record.model,
-      input_items: record.inputItems,
-      response: record.response,
-      size: Buffer.byteLength(record.inputItems) + Buffer.byteLength(record.response),
-      created_at: record.createdAt,
-      expires_at: record.expiresAt,
-    })
+    .values(
+      records.map((record) => ({
+        id: record.id,
+        account_id: record.accountId,
+        api_key_id: record.apiKeyId,
+        model: record.model,
+        input_items: record.inputItems,
+        response: record.response,
+        size: Buffer.byteLength(record.inputItems) + Buffer.byteLength(record.response),
+        created_at: record.createdAt,
+        expires_at: record.expiresAt,
+      })),
+    )
     .execute();
 }
 
