@@ -186,7 +186,7 @@ export interface MediaFilesTable {
   expires_at: string;
 }
 
-/** A stored Response (see the 2026-11-25-1900 migration): JSON text of its input items and Response object. */
+/** A stored Response (see the 2026-11-25-1930 migration): JSON text of its input items and Response object. */
 export interface StoredResponsesTable {
   id: string;
   account_id: string;
