@@ -32,10 +32,10 @@ export interface ContextOptions {
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
-  const store = await createStore(config.server.databaseUrl, options.store);
+  const logger = options.logger ?? createLogger(config.server.logLevel);
+  const store = await createStore(config.server.databaseUrl, { logger, ...options.store });
   await migrateToLatest(store);
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.server.logLevel);
   const instanceId = createId('ins');
   const requestLog = new RequestLog({ store, logger, now: () => clock.now(), createId });
   const context: AppContext = {
@@ -62,7 +62,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     requestLog,
     health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 30_000 }),
     promptCacheAffinity: new PromptCacheAffinity({ capacity: 10_000, ttlMs: 5 * 60_000, clock }),
-    counters: createCounters(config.server.redisUrl),
+    counters: createCounters(config.server.redisUrl, { logger }),
     // One identity per process: the lease owner of its tasks is the holder of its reservations.
     tasks: new TaskEngine(() => context, { schedules: config.tasks, ...options.tasks, instanceId }),
     metrics: createMetrics(() => context),

@@ -210,18 +210,27 @@ export class RequestLog {
     }
   }
 
+  /**
+   * Writes the batch, retrying with backoff until it is in. The first failure is a warn line;
+   * the retries after it are debug lines (the database's own outage line names the cause once),
+   * and an info line says when the batch finally went in.
+   */
   private async writeWithRetry(batch: Entry[]): Promise<BookOutcome[] | undefined> {
     let delay = this.retryDelayMs;
+    let failures = 0;
     for (;;) {
       try {
         const outcomes = await this.writeIsolating(batch.map((entry) => entry.item));
         this.counts.written += batch.length;
         this.counts.batches += 1;
+        if (failures > 0) this.deps.logger.info({ rows: batch.length, failures }, 'request log write succeeded after failures; nothing was lost');
         return outcomes;
       } catch (error) {
         this.counts.failedWrites += 1;
+        failures += 1;
         if (this.stopped) return undefined;
-        this.deps.logger.warn({ err: error, rows: batch.length, retryInMs: delay }, 'request log write failed; will retry');
+        const level = failures === 1 ? 'warn' : 'debug';
+        this.deps.logger[level]({ err: error, rows: batch.length, retryInMs: delay }, 'request log write failed; rows are kept in memory and retried');
         await new Promise((resolve) => setTimeout(resolve, delay));
         if (this.stopped) return undefined;
         delay = Math.min(delay * 2, this.maxRetryDelayMs);

@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { OutageEpisodes } from './log-outage-episodes.js';
 
 /**
  * Expiring counters for rate limits and daily quotas: in memory for one instance, in Redis when
@@ -61,10 +63,27 @@ interface CounterRedis extends Redis {
   incrementWithTtl(key: string, ttlMs: string): Promise<number>;
 }
 
+export interface RedisCountersOptions {
+  prefix?: string;
+  /** Where an outage of Redis is told, once per episode (see `OutageEpisodes`). */
+  logger?: Logger;
+  /** How long Redis must answer before an outage counts as over (default 2 s). */
+  recoveryQuietMs?: number;
+}
+
 export class RedisCounters implements Counters {
   private readonly redis: CounterRedis;
+  private readonly prefix: string;
+  private readonly outages: OutageEpisodes;
 
-  constructor(url: string, private readonly prefix = 'switchyard:') {
+  constructor(url: string, options: RedisCountersOptions = {}) {
+    this.prefix = options.prefix ?? 'switchyard:';
+    this.outages = new OutageEpisodes({
+      logger: options.logger,
+      dependency: 'redis',
+      effect: 'requests that need a limit check are refused with 503 service_unavailable',
+      quietMs: options.recoveryQuietMs,
+    });
     this.redis = new Redis(url, {
       // Fail fast instead of queueing: a limit check that cannot answer must refuse at once (503).
       enableOfflineQueue: false,
@@ -76,13 +95,21 @@ export class RedisCounters implements Counters {
       enableAutoPipelining: true,
     }) as CounterRedis;
     this.redis.defineCommand('incrementWithTtl', { numberOfKeys: 1, lua: incrementScript });
-    // Connection errors surface as failed commands; the client reconnects by itself.
-    this.redis.on('error', () => undefined);
+    // Connection errors surface as failed commands too; the client reconnects by itself. Each
+    // is told to the outage log, which says so once per episode.
+    this.redis.on('error', (error: Error) => this.outages.failed(error));
+    this.redis.on('ready', () => this.outages.answered());
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {
-    const value = await this.redis.incrementWithTtl(this.prefix + key, String(ttlMs));
-    return Number(value);
+    try {
+      const value = await this.redis.incrementWithTtl(this.prefix + key, String(ttlMs));
+      this.outages.answered();
+      return Number(value);
+    } catch (error) {
+      this.outages.failed(error);
+      throw error;
+    }
   }
 
   settle(timeoutMs: number): Promise<void> {
@@ -102,17 +129,21 @@ export class RedisCounters implements Counters {
 
   async ping(): Promise<boolean> {
     try {
-      return (await this.redis.ping()) === 'PONG';
-    } catch {
+      const answered = (await this.redis.ping()) === 'PONG';
+      if (answered) this.outages.answered();
+      return answered;
+    } catch (error) {
+      this.outages.failed(error);
       return false;
     }
   }
 
   async close(): Promise<void> {
+    this.outages.close();
     this.redis.disconnect();
   }
 }
 
-export function createCounters(redisUrl: string | null): Counters {
-  return redisUrl ? new RedisCounters(redisUrl) : new MemoryCounters();
+export function createCounters(redisUrl: string | null, options: RedisCountersOptions = {}): Counters {
+  return redisUrl ? new RedisCounters(redisUrl, options) : new MemoryCounters();
 }

@@ -3,6 +3,9 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
+import { isDatabaseUnreachable } from './database-errors.js';
+import { OutageEpisodes } from './log-outage-episodes.js';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 
@@ -30,6 +33,10 @@ export interface StoreOptions {
   poolSize?: number;
   /** Overrides of the PostgreSQL timeouts (milliseconds); see `postgresTimeouts`. */
   timeouts?: Partial<PostgresTimeouts>;
+  /** Where an outage of the database is told, once per episode (see `OutageEpisodes`). */
+  logger?: Logger;
+  /** How long the database must answer before an outage counts as over (default 2 s). */
+  recoveryQuietMs?: number;
 }
 
 /**
@@ -128,11 +135,17 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     }
   }
   const searchPath = options.schema ? ` -c search_path="${options.schema.replace(/"/g, '')}"` : '';
+  const outages = new OutageEpisodes({
+    logger: options.logger,
+    dependency: 'database',
+    effect: 'requests that need it are refused with 503 service_unavailable, and settlements wait in memory',
+    quietMs: options.recoveryQuietMs,
+  });
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 20,
     types,
-    Client: DiscardingClient,
+    Client: watchedClient(outages),
     connectionTimeoutMillis: timeouts.connectMs,
     query_timeout: timeouts.queryMs,
     keepAlive: true,
@@ -147,30 +160,70 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   pool.on('connect', (client) => client.on('error', () => undefined));
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', pool, schema: options.schema, ping: () => ping(db), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    pool,
+    schema: options.schema,
+    ping: () => ping(db),
+    close: () => {
+      outages.close();
+      return db.destroy();
+    },
+  };
 }
 
 /**
- * pg's client-side query timeout rejects the query but keeps the connection, which then waits
- * for the lost answer before anything else runs on it: after a silent network every pooled
- * connection would be stuck. This client destroys its connection on such a timeout, so the
- * pool drops it (it is no longer queryable) and connects afresh.
+ * The client of the pool. pg's client-side query timeout rejects the query but keeps the
+ * connection, which then waits for the lost answer before anything else runs on it: after a
+ * silent network every pooled connection would be stuck. This client destroys its connection
+ * on such a timeout, so the pool drops it (it is no longer queryable) and connects afresh.
+ * It also tells `outages` how every connection attempt and query went: every database call of
+ * the process (Kysely's and the money path's) goes through it, so one warn line marks the
+ * start of an outage whichever call met it first, and the first answers mark its end.
  */
-class DiscardingClient extends pg.Client {
-  override query(...args: unknown[]): never {
-    const result = (super.query as (...a: unknown[]) => unknown)(...args);
-    if (result && typeof (result as Promise<unknown>).catch === 'function') {
-      (result as Promise<unknown>).catch((error: unknown) => {
-        if (error instanceof Error && error.message === 'Query read timeout') this.discard();
-      });
+function watchedClient(outages: OutageEpisodes): typeof pg.Client {
+  const observe = (error: unknown) => {
+    if (isDatabaseUnreachable(error)) outages.failed(error);
+    // Any other error is an answer from a database that is up.
+    else outages.answered();
+  };
+  return class WatchedClient extends pg.Client {
+    override connect(...args: unknown[]): never {
+      const connect = super.connect as unknown as (...a: unknown[]) => unknown;
+      const callback = args[0] as ((error: unknown, ...rest: unknown[]) => void) | undefined;
+      // The pool connects with a callback, others with the promise.
+      if (callback) {
+        return connect.call(this, (error: unknown, ...rest: unknown[]) => {
+          if (error) observe(error);
+          callback(error, ...rest);
+        }) as never;
+      }
+      return (connect.call(this) as Promise<unknown>).catch((error: unknown) => {
+        observe(error);
+        throw error;
+      }) as never;
     }
-    return result as never;
-  }
 
-  private discard(): void {
-    const connection = (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection;
-    connection?.stream?.destroy();
-  }
+    override query(...args: unknown[]): never {
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (result && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(
+          () => outages.answered(),
+          (error: unknown) => {
+            observe(error);
+            if (error instanceof Error && error.message === 'Query read timeout') this.discard();
+          },
+        );
+      }
+      return result as never;
+    }
+
+    private discard(): void {
+      const connection = (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection;
+      connection?.stream?.destroy();
+    }
+  };
 }
 
 async function ping(db: Kysely<Database>): Promise<boolean> {

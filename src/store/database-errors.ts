@@ -15,6 +15,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|connect ECONNREFUSED|Client was closed|Cannot use a pool after calling end/.test(error.message);
 }
 
+/**
+ * The database cannot be reached or does not answer in time (the connection-class part of
+ * `isDatabaseUnavailable`): what an outage is made of. A deadlock or serialization failure is
+ * an answer, retried where it happens, not an outage.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isDatabaseUnavailable(error) && code !== '40001' && code !== '40P01';
+}
+
 /** PostgreSQL refused a value for its bytes (NUL, an invalid byte sequence): a data fault, not the database's. */
 export function isInvalidTextError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

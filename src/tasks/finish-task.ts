@@ -3,6 +3,7 @@ import { rollUpRequests } from '../billing/roll-up-requests.js';
 import { readIdTime } from '../core/id-time.js';
 import { settleReservation } from '../store/repositories/ledger.js';
 import { insertRequests, type RequestRecord } from '../store/repositories/requests.js';
+import { retryOnConflict } from '../store/retry-conflicts.js';
 import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
 import { addUsageRollups } from '../store/repositories/usage-rollups.js';
 import type { TaskRecord } from './task-types.js';
@@ -26,7 +27,8 @@ export async function endTask(
 ): Promise<bigint | null> {
   const now = context.clock.now();
   const wanted = ending.status === 'completed' ? (ending.cost < task.reserved || task.reservationId === null ? ending.cost : task.reserved) : 0n;
-  return context.store.db.transaction().execute(async (trx) => {
+  // Rolled back whole on a conflict, so run again; the compare-and-set keeps it once.
+  return retryOnConflict(() => context.store.db.transaction().execute(async (trx) => {
     const won = await finishTask(trx, {
       id: task.id,
       rowVersion: options.rowVersion,
@@ -52,7 +54,7 @@ export async function endTask(
       if (deltas.length > 0) await addUsageRollups(trx, deltas);
     }
     return charged;
-  });
+  }));
 }
 
 /** The task's row in the request log, under the id of the request that created it. */

@@ -9,6 +9,7 @@ import * as reserveFunction from './2026-11-22-2310-reserve-function.js';
 import * as reserveManyFunction from './2026-11-24-2320-reserve-many-function.js';
 import * as requestEndUser from './2026-11-24-2330-request-end-user.js';
 import * as dropReservationIndexes from './2026-11-25-0500-drop-reservation-indexes.js';
+import * as orderedReserveMany from './2026-11-25-1900-ordered-reserve-many.js';
 import * as storedResponses from './2026-11-25-1930-stored-responses.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -23,5 +24,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-2320-reserve-many-function': reserveManyFunction,
   '2026-11-24-2330-request-end-user': requestEndUser,
   '2026-11-25-0500-drop-reservation-indexes': dropReservationIndexes,
+  '2026-11-25-1900-ordered-reserve-many': orderedReserveMany,
   '2026-11-25-1930-stored-responses': storedResponses,
 };

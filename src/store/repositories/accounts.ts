@@ -29,19 +29,23 @@ export async function findAccount(db: Kysely<Database>, id: string): Promise<Acc
   return row && toAccountRow(row);
 }
 
-/** Adds credits: one ledger entry and the account total, in the caller's transaction. */
+/**
+ * Adds credits: the account total, then one ledger entry, in the caller's transaction. The
+ * account row is locked first (the only row of the global lock order this touches), so the
+ * transaction holds nothing while it waits for that lock.
+ */
 export async function creditAccount(
   db: Kysely<Database>,
   entry: { ledgerId: string; accountId: string; amount: bigint; note: string | null; createdAt: string },
 ): Promise<void> {
   await db
-    .insertInto('ledger_entries')
-    .values({ id: entry.ledgerId, account_id: entry.accountId, key_id: null, kind: 'credit', amount: entry.amount, request_id: null, note: entry.note, created_at: entry.createdAt })
-    .execute();
-  await db
     .updateTable('accounts')
     .set((eb) => ({ total_credits: eb('total_credits', '+', entry.amount) }))
     .where('id', '=', entry.accountId)
+    .execute();
+  await db
+    .insertInto('ledger_entries')
+    .values({ id: entry.ledgerId, account_id: entry.accountId, key_id: null, kind: 'credit', amount: entry.amount, request_id: null, note: entry.note, created_at: entry.createdAt })
     .execute();
 }
 

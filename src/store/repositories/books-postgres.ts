@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { allocateCharges, type Allocation } from '../../billing/allocate-charges.js';
 import { rollUpRequests } from '../../billing/roll-up-requests.js';
-import { activeSettlements, chargedRows, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch, type FundsDelta, type SettlementPlan, type TakenReservation } from './books.js';
+import { activeSettlements, chargedRows, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch, type SettlementPlan, type TakenReservation } from './books.js';
 import { isDatabaseUnavailable } from '../database-errors.js';
 import { toRequestRow } from './requests.js';
 
@@ -60,7 +60,7 @@ async function writeInTransaction(client: pg.PoolClient, batch: BooksBatch): Pro
     for (const row of result.rows) taken.set(row.id, { accountId: row.account_id, keyId: row.key_id, amount: row.amount });
   }
   const plan = planSettlements(batch.items, active, taken);
-  const allocations = (await chargeInFull(client, plan, batch)) ?? (await chargeWhatFundsAllow(client, plan, batch));
+  const allocations = await chargeUnderLock(client, plan, batch);
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   if (summary.entries.length > 0) {
     const entries = summary.entries;
@@ -121,87 +121,45 @@ async function writeInTransaction(client: pg.PoolClient, batch: BooksBatch): Pro
 type Allocations = Map<number, Allocation>;
 
 /**
- * The usual case in one statement per table: every charge is covered (by its reservation and
- * the free funds), so the balances are moved by conditional updates that lock each row only
- * from here to the commit. Answers undefined, having changed nothing, when some account or key
- * falls short; then the charges are allocated one by one under lock.
+ * Locks the batch's accounts and keys in the one global order every writer keeps (accounts by
+ * id, then keys by id; the locking step runs above the sort, and the two halves of the union in
+ * turn), reading what each has free; allocates every charge against that in memory (its own
+ * reservation first, then the free funds); and applies the totals in one statement. Two round
+ * trips whatever the batch, and a batch never holds a row while waiting for one that sorts
+ * before it, so concurrent batches, reservations and releases (any instance) cannot deadlock.
+ * `for no key update` is the mode the updates take anyway: inserts that only reference an
+ * account (ledger entries, reservations) do not wait for it.
  */
-async function chargeInFull(client: pg.PoolClient, plan: SettlementPlan, batch: BooksBatch): Promise<Allocations | undefined> {
-  const allocations: Allocations = new Map();
-  for (const index of plan.charges.keys()) allocations.set(index, { charged: plan.charges.get(index)!.cost > 0n ? plan.charges.get(index)!.cost : 0n, uncollected: 0n, shortOf: null });
-  const { accounts, keys } = summarizeCharges(plan, allocations, batch.items, { createdAt: batch.createdAt, ledgerId: () => '' });
-  const applied = async (table: 'accounts' | 'keys', deltas: FundsDelta[], sign: 1n | -1n) => {
-    const signed = sign === 1n ? deltas : deltas.map((delta) => ({ ...delta, released: -delta.released, charged: -delta.charged }));
-    const result = await client.query<{ id: string }>({
-      name: `switchyard_charge_${table}_in_full${sign === 1n ? '' : '_undo'}`,
-      text:
-        table === 'accounts'
-          ? `update accounts set reserved = accounts.reserved - v.released, total_usage = accounts.total_usage + v.charged
-             from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged)
-             where accounts.id = v.id ${sign === 1n ? 'and accounts.total_credits - accounts.total_usage - accounts.reserved + v.released >= v.charged' : ''} returning accounts.id`
-          : `update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
-             from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged)
-             where api_keys.id = v.id ${sign === 1n ? 'and (api_keys.spend_limit is null or api_keys.spend_limit - api_keys.usage - api_keys.reserved + v.released >= v.charged)' : ''} returning api_keys.id`,
-      values: columnsOf(signed),
-    });
-    return new Set(result.rows.map((row) => row.id));
-  };
-  if (accounts.length > 0) {
-    const done = await applied('accounts', accounts, 1n);
-    if (done.size !== accounts.length) {
-      await applied('accounts', accounts.filter((delta) => done.has(delta.id)), -1n);
-      return undefined;
-    }
-  }
-  if (keys.length > 0) {
-    const done = await applied('keys', keys, 1n);
-    if (done.size !== keys.length) {
-      await applied('keys', keys.filter((delta) => done.has(delta.id)), -1n);
-      await applied('accounts', accounts, -1n);
-      return undefined;
-    }
-  }
-  return allocations;
-}
-
-/** Funds short somewhere: lock the rows (in id order), allocate each charge in turn, apply. */
-async function chargeWhatFundsAllow(client: pg.PoolClient, plan: SettlementPlan, batch: BooksBatch): Promise<Allocations> {
+async function chargeUnderLock(client: pg.PoolClient, plan: SettlementPlan, batch: BooksBatch): Promise<Allocations> {
   const accounts = new Map<string, bigint>();
   const keys = new Map<string, bigint>();
-  if (plan.accountIds.length > 0) {
-    const result = await client.query<{ id: string; free: bigint }>({
-      name: 'switchyard_lock_accounts',
-      text: 'select id, total_credits - total_usage - reserved as free from accounts where id = any($1::text[]) order by id for update',
-      values: [plan.accountIds],
+  if (plan.accountIds.length > 0 || plan.keyIds.length > 0) {
+    const result = await client.query<{ kind: 'account' | 'key'; id: string; free: bigint | null }>({
+      name: 'switchyard_lock_funds',
+      text: `select 'account' as kind, id, free from (select id, total_credits - total_usage - reserved as free from accounts where id = any($1::text[]) order by id for no key update) as locked_accounts
+             union all
+             select 'key', id, free from (select id, spend_limit - usage - reserved as free from api_keys where id = any($2::text[]) order by id for no key update) as locked_keys`,
+      values: [plan.accountIds, plan.keyIds],
     });
-    for (const row of result.rows) accounts.set(row.id, row.free);
-  }
-  if (plan.keyIds.length > 0) {
-    const result = await client.query<{ id: string; free: bigint | null }>({
-      name: 'switchyard_lock_keys',
-      text: 'select id, spend_limit - usage - reserved as free from api_keys where id = any($1::text[]) order by id for update',
-      values: [plan.keyIds],
-    });
-    for (const row of result.rows) if (row.free !== null) keys.set(row.id, row.free);
+    for (const row of result.rows) {
+      if (row.kind === 'account') accounts.set(row.id, row.free ?? 0n);
+      // A key without a limit has no free amount: it is absent from the map.
+      else if (row.free !== null) keys.set(row.id, row.free);
+    }
   }
   const indexes = [...plan.charges.keys()];
   const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
   const allocations: Allocations = new Map(indexes.map((index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, { createdAt: batch.createdAt, ledgerId: () => '' });
-  if (summary.accounts.length > 0) {
+  if (summary.accounts.length > 0 || summary.keys.length > 0) {
     await client.query({
-      name: 'switchyard_charge_accounts',
-      text: `update accounts set reserved = accounts.reserved - v.released, total_usage = accounts.total_usage + v.charged
-             from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged) where accounts.id = v.id`,
-      values: columnsOf(summary.accounts),
-    });
-  }
-  if (summary.keys.length > 0) {
-    await client.query({
-      name: 'switchyard_charge_keys',
-      text: `update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
-             from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged) where api_keys.id = v.id`,
-      values: columnsOf(summary.keys),
+      name: 'switchyard_charge_funds',
+      text: `with charged_accounts as (
+               update accounts set reserved = accounts.reserved - v.released, total_usage = accounts.total_usage + v.charged
+               from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged) where accounts.id = v.id returning 1)
+             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
+             from unnest($4::text[], $5::int8[], $6::int8[]) as v(id, released, charged) where api_keys.id = v.id`,
+      values: [...columnsOf(summary.accounts), ...columnsOf(summary.keys)],
     });
   }
   return allocations;

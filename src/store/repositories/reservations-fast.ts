@@ -1,6 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import type { Store } from '../create-store.js';
+import { retryOnConflict } from '../retry-conflicts.js';
 import { reserveFunds, type ReserveOutcome } from './ledger.js';
 
 export interface ReservationInput {
@@ -71,7 +72,8 @@ async function sendPostgresBatch(pool: pg.Pool, batcher: PostgresBatcher): Promi
     batcher.queued = [];
     const inputs = batch.map((entry) => entry.input);
     try {
-      const result = await pool.query<{ outcomes: ReserveOutcome[] }>({
+      // A conflict rolled the whole call back: it is sent again before any caller hears of it.
+      const result = await retryOnConflict(() => pool.query<{ outcomes: ReserveOutcome[] }>({
         name: 'switchyard_reserve_many',
         text: 'select switchyard_reserve_many($1, $2, $3, $4, $5::bigint[], $6, $7, $8) as outcomes',
         values: [
@@ -84,7 +86,7 @@ async function sendPostgresBatch(pool: pg.Pool, batcher: PostgresBatcher): Promi
           inputs.map((one) => one.expiresAt),
           inputs.map((one) => one.instanceId),
         ],
-      });
+      }));
       const { outcomes } = result.rows[0];
       batch.forEach((entry, index) => entry.resolve(outcomes[index]));
     } catch (error) {
@@ -146,7 +148,8 @@ function commitReservations(database: SqliteDatabase.Database): void {
  */
 export async function releaseOnce(store: Store, reservationId: string): Promise<boolean> {
   if (store.pool) {
-    const result = await store.pool.query<{ amount: bigint | null }>({ name: 'switchyard_release', text: 'select switchyard_release($1) as amount', values: [reservationId] });
+    const pool = store.pool;
+    const result = await retryOnConflict(() => pool.query<{ amount: bigint | null }>({ name: 'switchyard_release', text: 'select switchyard_release($1) as amount', values: [reservationId] }));
     return result.rows[0].amount !== null;
   }
   const database = store.sqlite!;

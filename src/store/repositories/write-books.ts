@@ -2,10 +2,13 @@ import type { Store } from '../create-store.js';
 import type { BookOutcome, BooksBatch } from './books.js';
 import { writeBooksPostgres } from './books-postgres.js';
 import { writeBooksSqlite } from './books-sqlite.js';
+import { retryOnConflict } from '../retry-conflicts.js';
 
 /** One group-committed batch (see `books.ts`) on whichever database the store has. */
 export async function writeBooks(store: Pick<Store, 'sqlite' | 'pool'>, batch: BooksBatch): Promise<BookOutcome[]> {
-  if (store.pool) return writeBooksPostgres(store.pool, batch);
+  // A batch rolled back for a conflict is written again at once, before its settlements hear of it.
+  const pool = store.pool;
+  if (pool) return retryOnConflict(() => writeBooksPostgres(pool, batch));
   const database = store.sqlite!;
   // A Kysely transaction holds SQLite's one connection across awaits (the task engine's);
   // a batch started now would join it. Wait for it to end.
