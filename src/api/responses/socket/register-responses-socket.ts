@@ -101,6 +101,7 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
             const { type: _type, ...body } = message;
             previousId = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
             await runSocketResponse(context, {
+              requestId,
               principal: who,
               body,
               lookup: async (id) => turns.get(id) ?? findPriorTurn(context, who, id),

@@ -1,15 +1,18 @@
 import type { AppContext } from '../../../app-context.js';
 import type { Principal } from '../../../auth/principal.js';
 import { startRequestRecord } from '../../../billing/start-request-record.js';
-import { generateText } from '../../../generation/generate-text.js';
+import { generateText, type TextGenerationOutcome } from '../../../generation/generate-text.js';
 import type { ResponseMeta } from '../../shared/text-call.js';
 import type { StreamEvent } from '../format-sse-event.js';
 import { encodeResponsesEvents } from '../encode-stream.js';
 import type { PriorTurnLookup } from '../continue-previous-response.js';
+import type { ResponsesEcho } from '../responses-echo.js';
 import type { ResponseObject } from '../responses-wire.js';
 import { createResponsesStyle } from '../routes.js';
 
 export interface SocketResponseInput {
+  /** The response's id and its request log row's; the `request_id` of an `error` message too. */
+  requestId: string;
   principal: Principal;
   /** The `response.create` message without its `type`. */
   body: Record<string, unknown>;
@@ -27,17 +30,17 @@ export interface SocketResponseInput {
  * connection to send as an `error` message; after it, the stream ends in-band (`response.failed`).
  */
 export async function runSocketResponse(context: AppContext, input: SocketResponseInput): Promise<void> {
-  const requestId = context.createId('req');
+  const { requestId } = input;
   const body = { ...input.body, stream: true };
   const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/responses', body });
   const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
-  let prepared: Awaited<ReturnType<typeof generateText>>;
-  let echo;
+  let outcome: TextGenerationOutcome;
+  let echo: ResponsesEcho;
   try {
     const decoded = style.decode(await style.prepare!(body), {});
     echo = decoded.extra;
     record.identify(decoded.call.request.endUser);
-    prepared = await generateText(context, {
+    outcome = await generateText(context, {
       principal: input.principal,
       call: decoded.call,
       requestId,
@@ -49,7 +52,6 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
     await record.failed(error);
     throw error;
   }
-  const outcome = prepared;
   const meta: ResponseMeta = { id: requestId, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
   if (!outcome.stream || outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
   try {
