@@ -68,8 +68,12 @@ describe.each(testDatabases())('stored responses on $name', (database) => {
     expect(log.data.map((row) => row.id).sort()).toEqual(responses.map((response) => response.id).sort());
   });
 
-  it('continues across providers and protocols: openai → anthropic → gemini, streaming', async () => {
+  it('continues across providers and protocols: openai → anthropic → gemini, streaming, each turn charged once', async () => {
+    const before = await readAccountMoney(gateway);
     const responses = await chain(['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model'], true);
+    await flush();
+    const charged = responses.reduce((sum, response) => sum + BigInt(Math.round(((response.usage as { cost?: number }).cost ?? 0) * 1e9)), 0n);
+    expect((await readAccountMoney(gateway)).usage - before.usage).toBe(charged);
     expect(responses.map((response) => response.model)).toEqual(['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model']);
     const received = gateway.simulator.received().slice(-3).map((request) => request.protocol);
     expect(received).toEqual(['openai', 'anthropic', 'gemini']);
