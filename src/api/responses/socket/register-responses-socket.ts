@@ -14,6 +14,8 @@ import { runSocketResponse } from './run-socket-response.js';
 /** RFC 6455 close codes: a policy refusal (key, limit), normal closure (idle), an internal fault. */
 const closePolicy = 1008;
 const closeNormal = 1000;
+/** Bytes queued on a socket past which sending waits for the client to read. */
+const sendHighWaterBytes = 64 * 1024;
 
 /**
  * WebSocket mode of the Responses API (`GET /v1/responses` with `Upgrade: websocket`): the client
@@ -38,8 +40,15 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
       });
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
-      const send = (message: unknown) => {
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+      // Backpressure, as for SSE: past the high-water mark, the next event waits until this one is
+      // written, so a client that reads slowly holds the upstream back instead of the memory.
+      const send = (message: unknown): Promise<void> | undefined => {
+        if (socket.readyState !== socket.OPEN) return undefined;
+        if (socket.bufferedAmount < sendHighWaterBytes) {
+          socket.send(JSON.stringify(message));
+          return undefined;
+        }
+        return new Promise((resolve) => socket.send(JSON.stringify(message), () => resolve()));
       };
       const sendError = (error: unknown, requestId: string) => {
         const gatewayError = toGatewayError(error);

@@ -18,7 +18,8 @@ export interface SocketResponseInput {
   body: Record<string, unknown>;
   lookup: PriorTurnLookup;
   onFinished: (response: ResponseObject, inputItems: unknown[]) => void;
-  send: (event: StreamEvent) => void;
+  /** Sends one event; a promise when the socket's buffer is full and the next event should wait. */
+  send: (event: StreamEvent) => Promise<void> | undefined;
   /** Aborted when the socket closes: the provider call stops and what was generated is charged. */
   signal: AbortSignal;
 }
@@ -57,7 +58,8 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
   try {
     for await (const event of encodeResponsesEvents(outcome.parts, meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
       if (input.signal.aborted) break;
-      input.send(event);
+      const written = input.send(event);
+      if (written) await written;
     }
   } finally {
     // Settles and closes the provider stream if the socket closed before it was read.
