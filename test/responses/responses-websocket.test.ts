@@ -193,6 +193,16 @@ describe('Responses WebSocket mode', () => {
     socket.close();
   });
 
+  it('refuses response.create messages beyond 8 waiting or running on one connection, and runs the others', async () => {
+    const socket = new SocketClient(gateway.url, await newKey());
+    await socket.opened();
+    for (let index = 0; index < 10; index += 1) socket.send({ type: 'response.create', model: 'sim/openai-model', input: `burst ${index} [[sim:stall_after=0]]` });
+    const refused = await socket.waitFor((message) => message.type === 'error', 2);
+    expect(refused[0]).toMatchObject({ status: 429, error: { code: 'rate_limited', metadata: { limit_type: 'queued_responses' } } });
+    socket.close();
+    await socket.closed;
+  });
+
   it('caps the sockets one key holds open, and closes an idle one', async () => {
     const key = await newKey();
     const first = new SocketClient(gateway.url, key);

@@ -14,6 +14,8 @@ import { runSocketResponse } from './run-socket-response.js';
 /** RFC 6455 close codes: a policy refusal (key, limit), normal closure (idle), an internal fault. */
 const closePolicy = 1008;
 const closeNormal = 1000;
+/** `response.create` messages one connection may have waiting or running; more are refused. */
+const maxQueuedResponses = 8;
 /** Bytes queued on a socket past which sending waits for the client to read. */
 const sendHighWaterBytes = 64 * 1024;
 
@@ -98,6 +100,16 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
       );
 
       socket.on('message', (data, isBinary) => {
+        // Responses run one at a time; a client that sends faster than they finish is bounded here, not in memory.
+        if (running >= maxQueuedResponses) {
+          sendError(
+            new GatewayError('rate_limited', `${running} responses are already waiting or running on this connection, the most allowed: wait for one to end`, {
+              metadata: { limit_type: 'queued_responses' },
+            }),
+            context.createId('req'),
+          );
+          return;
+        }
         running += 1;
         armIdle();
         queue = queue.then(async () => {
