@@ -88,6 +88,6 @@ export const responsesFieldTable: FieldTable = [
   { field: 'previous_response_id', handling: onEveryProtocol('emulated', 'the stored response’s input and output items go before input, on any model and protocol (reasoning signatures reach only their own protocol); instructions are not carried over; unknown, deleted, expired or foreign: 404 previous_response_not_found') },
   { field: 'conversation', handling: onEveryProtocol('refused', stateless) },
   { field: 'prompt', handling: onEveryProtocol('refused', 'stored prompt templates live at OpenAI; send the prompt text in input') },
-  { field: 'background', handling: onEveryProtocol('refused', 'true needs stored state; false accepted') },
+  { field: 'background', handling: onEveryProtocol('refused', 'true: no background jobs, the answer comes within the request (stream or WebSocket mode); false accepted') },
   { field: 'context_management', handling: onEveryProtocol('refused', 'automatic compaction inside a response is not run; compact with POST /responses/compact; an empty list accepted') },
 ];

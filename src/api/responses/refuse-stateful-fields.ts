@@ -14,7 +14,7 @@ export function refuseStatefulFields(body: Record<string, unknown>): void {
     throw unsupportedParameter('conversation', 'is not supported; this gateway keeps no conversation state, send the earlier items in input');
   }
   if (!isAbsent(body.background) && body.background !== false) {
-    throw unsupportedParameter('background', 'is not supported; background responses need stored state, which this gateway does not keep');
+    throw unsupportedParameter('background', 'is not supported; the gateway runs no background jobs for responses, it answers within the request (stream, or WebSocket mode, for long ones)');
   }
   if (!isAbsent(body.context_management) && !(Array.isArray(body.context_management) && body.context_management.length === 0)) {
     throw unsupportedParameter('context_management', 'is not supported; the gateway does not compact inside a response, compact the conversation with POST /v1/responses/compact');
