@@ -77,7 +77,7 @@ export function decodeInputItems(input: unknown): Message[] {
         return;
       }
       case 'item_reference':
-        throw unsupportedParameter(`${path}.type`, "'item_reference' is not supported; this gateway keeps no response state, send the items themselves");
+        throw unsupportedParameter(`${path}.type`, "'item_reference' is not supported; items are not addressable by id here, send the items themselves or continue with previous_response_id");
       default:
         throw unsupportedParameter(`${path}.type`, `'${String(type)}' is not supported; expected message, function_call, function_call_output, reasoning, compaction or web_search_call`);
     }

@@ -1,7 +1,6 @@
 import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
-const stateless = 'this gateway keeps no response state; send the earlier items in input';
 
 /**
  * Every top-level field of the `openai` SDK's `ResponseCreateParamsBase`, plus the OpenRouter
@@ -86,7 +85,7 @@ export const responsesFieldTable: FieldTable = [
   { field: 'top_logprobs', handling: onEveryProtocol('hint', '0 accepted; more refused: logprobs are not returned') },
   { field: 'moderation', handling: onEveryProtocol('refused', 'OpenAI-hosted moderation is not run by this gateway') },
   { field: 'previous_response_id', handling: onEveryProtocol('emulated', 'the stored response’s input and output items go before input, on any model and protocol (reasoning signatures reach only their own protocol); instructions are not carried over; unknown, deleted, expired or foreign: 404 previous_response_not_found') },
-  { field: 'conversation', handling: onEveryProtocol('refused', stateless) },
+  { field: 'conversation', handling: onEveryProtocol('refused', 'conversation objects are not kept; continue with previous_response_id, or send the earlier items in input') },
   { field: 'prompt', handling: onEveryProtocol('refused', 'stored prompt templates live at OpenAI; send the prompt text in input') },
   { field: 'background', handling: onEveryProtocol('refused', 'true: no background jobs, the answer comes within the request (stream or WebSocket mode); false accepted') },
   { field: 'context_management', handling: onEveryProtocol('refused', 'automatic compaction inside a response is not run; compact with POST /responses/compact; an empty list accepted') },

@@ -11,7 +11,7 @@ import { isAbsent } from '../shared/read-json-fields.js';
 export function refuseStatefulFields(body: Record<string, unknown>): void {
   if (!isAbsent(body.store) && typeof body.store !== 'boolean') throw invalidRequest("'store' must be a boolean", 'store');
   if (!isAbsent(body.conversation)) {
-    throw unsupportedParameter('conversation', 'is not supported; this gateway keeps no conversation state, send the earlier items in input');
+    throw unsupportedParameter('conversation', 'is not supported; conversation objects are not kept, continue with previous_response_id or send the earlier items in input');
   }
   if (!isAbsent(body.background) && body.background !== false) {
     throw unsupportedParameter('background', 'is not supported; the gateway runs no background jobs for responses, it answers within the request (stream, or WebSocket mode, for long ones)');
