@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
 import type { AppContext } from './app-context.js';
 import { registerAccountRoutes } from './api/account/routes.js';
 import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
@@ -89,6 +90,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerTextCheck(app);
   registerAuth(app, context);
   registerConnectionCaps(app, context, limits);
+  // The Responses API's WebSocket mode; a message may be as large as a request body.
+  await app.register(websocket, { options: { maxPayload: context.config.server.bodyLimitBytes } });
   // Before any route: the document is generated from the routes as they are declared.
   await registerOpenApi(app, readPackageVersion());
 

@@ -149,6 +149,16 @@ export interface ServerConfig {
    * (`SWITCHYARD_PASS_THROUGH`, default on); false translates every request.
    */
   passThrough?: boolean;
+  /** Stored Responses (`store: true`); `api/responses/response-storage-settings.ts` defaults when absent. */
+  responses?: ResponseStorageConfig;
+}
+
+/** How long stored Responses are kept, and how large one may be. */
+export interface ResponseStorageConfig {
+  /** `SWITCHYARD_RESPONSE_RETENTION_DAYS`, default 30. */
+  retentionDays: number;
+  /** `SWITCHYARD_RESPONSE_MAX_STORED_BYTES`: input items plus Response object, JSON; default 16 MiB. */
+  maxStoredBytes: number;
 }
 
 export interface TelegramConfig {

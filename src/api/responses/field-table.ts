@@ -3,7 +3,6 @@ import { jsonModeOnAnthropic, onEveryProtocol, preferenceNotes, type Disposition
 const { unreasoned, unsearched, unserved } = preferenceNotes;
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
-const stateless = 'this gateway keeps no response state; send the earlier items in input';
 
 /**
  * Every top-level field of the `openai` SDK's `ResponseCreateParamsBase`, plus the OpenRouter
@@ -20,8 +19,12 @@ export const responsesFieldTable: FieldTable = [
   { field: 'stream', handling: onEveryProtocol('translated') },
   { field: 'stream_options', handling: onEveryProtocol('hint', 'include_obfuscation: no padding is added') },
   { field: 'max_output_tokens', handling: perProtocol({ kind: 'translated', note: 'max_completion_tokens' }, { kind: 'translated', note: 'max_tokens' }, { kind: 'translated', note: 'maxOutputTokens' }) },
-  { field: 'temperature', handling: onEveryProtocol('native') },
-  { field: 'top_p', handling: perProtocol({ kind: 'native' }, { kind: 'native' }, { kind: 'translated', note: 'topP' }) },
+  { field: 'temperature', handling: onEveryProtocol('native', 'absent: nothing forwarded, the Response echoes the neutral default 1') },
+  { field: 'top_p', handling: perProtocol(
+    { kind: 'native', note: 'absent: nothing forwarded, echoed as 1' },
+    { kind: 'native', note: 'absent: nothing forwarded, echoed as 1' },
+    { kind: 'translated', note: 'topP; absent: nothing forwarded, echoed as 1' },
+  ) },
   { field: 'tools', handling: perProtocol(
     { kind: 'translated', note: 'function; namespace flattened to functions; web_search → web_search_options; computer_use, shell, apply_patch, custom refused' },
     { kind: 'translated', note: 'function; namespace flattened; web_search → server tool web_search_20250305; computer_use, shell, apply_patch, custom refused' },
@@ -83,7 +86,7 @@ export const responsesFieldTable: FieldTable = [
     { kind: 'refused', note: "'standard' accepted; Gemini has no pro execution mode" },
   ) },
   { field: 'include', handling: onEveryProtocol('hint', 'reasoning.encrypted_content is always returned; output of hosted tools the gateway does not run has nothing to include; message.output_text.logprobs refused') },
-  { field: 'store', handling: onEveryProtocol('hint', 'false accepted; true refused: no response state is kept') },
+  { field: 'store', handling: onEveryProtocol('emulated', 'default true: the gateway keeps the response (input items, output, effective request) for the retention period, for GET/DELETE /responses/{id}, input_items and previous_response_id; false keeps nothing') },
   { field: 'metadata', handling: onEveryProtocol('hint', 'echoed on the Response') },
   { field: 'client_metadata', handling: onEveryProtocol('hint', 'Codex’s client details; not forwarded') },
   { field: 'user', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'metadata.user_id' }, { kind: 'hint', note: 'no Gemini field; recorded as the log’s end_user' }) },
@@ -95,9 +98,9 @@ export const responsesFieldTable: FieldTable = [
   { field: 'truncation', handling: onEveryProtocol('emulated', "'auto': when the estimated input exceeds the smallest context window of the endpoints tried (less max_output_tokens), the oldest turns after the instructions are dropped, whole, until it fits; the last turn always stays; 'disabled' (the default): sent as it is") },
   { field: 'top_logprobs', handling: onEveryProtocol('hint', '0 accepted; more refused: logprobs are not returned') },
   { field: 'moderation', handling: onEveryProtocol('refused', 'OpenAI-hosted moderation is not run by this gateway') },
-  { field: 'previous_response_id', handling: onEveryProtocol('refused', stateless) },
-  { field: 'conversation', handling: onEveryProtocol('refused', stateless) },
+  { field: 'previous_response_id', handling: onEveryProtocol('emulated', 'the stored response’s input and output items go before input, on any model and protocol (reasoning signatures reach only their own protocol); instructions are not carried over; unknown, deleted, expired or foreign: 404 previous_response_not_found') },
+  { field: 'conversation', handling: onEveryProtocol('refused', 'conversation objects are not kept; continue with previous_response_id, or send the earlier items in input') },
   { field: 'prompt', handling: onEveryProtocol('refused', 'stored prompt templates live at OpenAI; send the prompt text in input') },
-  { field: 'background', handling: onEveryProtocol('refused', 'true needs stored state; false accepted') },
-  { field: 'context_management', handling: onEveryProtocol('refused', 'server-side compaction needs stored state; an empty list accepted') },
+  { field: 'background', handling: onEveryProtocol('refused', 'true: no background jobs, the answer comes within the request (stream or WebSocket mode); false accepted') },
+  { field: 'context_management', handling: onEveryProtocol('refused', 'automatic compaction inside a response is not run; compact with POST /responses/compact; an empty list accepted') },
 ];

@@ -11,7 +11,10 @@ import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 /** What differs between /chat/completions, /responses and /messages: the wire style. */
 export interface TextStyle<Extra> {
   api: 'chat' | 'responses' | 'messages';
+  /** An asynchronous step before decoding (Responses: continuing from a stored response). */
+  prepare?(body: Record<string, unknown>): Promise<Record<string, unknown>>;
   decode(body: Record<string, unknown>, headers: Record<string, string | string[] | undefined>): { call: DecodedTextCall; extra: Extra };
+  /** The answer's body; a promise when encoding also keeps state (a stored Response). */
   encodeResponse(result: TextResult, meta: ResponseMeta, cost: bigint, extra: Extra): unknown;
   encodeStream(parts: AsyncIterable<StreamPart>, meta: ResponseMeta, extra: Extra): AsyncIterable<string>;
   heartbeatFrame: string;
@@ -41,7 +44,7 @@ export async function handleTextRequest<Extra>(
   let extra: Extra;
   let outcome: TextGenerationOutcome;
   try {
-    const decoded = style.decode(body, request.headers);
+    const decoded = style.decode(style.prepare ? await style.prepare(body) : body, request.headers);
     extra = decoded.extra;
     record.identify(decoded.call.request.endUser);
     outcome = await generateText(context, {
@@ -69,7 +72,7 @@ export async function handleTextRequest<Extra>(
       outcome.body.usage = withCost(outcome.body.usage, style.relay!.encodeUsage(outcome.usage, outcome.cost));
       return reply.send(outcome.body);
     }
-    return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
+    return reply.send(await style.encodeResponse(outcome.result, meta, outcome.cost, extra));
   }
   reply.raw.setHeader('x-switchyard-provider', outcome.candidate.provider.id);
   if (omitted) reply.raw.setHeader('x-switchyard-omitted', omitted);
