@@ -58,12 +58,12 @@ function styleRules(api: 'chat' | 'messages'): StyleRules {
 }
 
 export function planPassThrough(
-  api: 'chat' | 'responses' | 'messages',
+  api: 'chat' | 'responses' | 'messages' | 'gemini',
   body: Record<string, unknown> | undefined,
   candidate: Candidate,
   request: TextRequest,
 ): PassThroughPlan | undefined {
-  if (!body || api === 'responses') return undefined;
+  if (!body || api === 'responses' || api === 'gemini') return undefined;
   const rules = styleRules(api);
   if (candidate.provider.api !== rules.protocol || candidate.provider.passThrough === false) return undefined;
   for (const field in body) if (!rules.forwardable.has(field)) return undefined;

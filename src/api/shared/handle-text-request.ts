@@ -8,13 +8,20 @@ import { writeSse } from '../../http/write-sse.js';
 import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 
-/** What differs between /chat/completions, /responses and /messages: the wire style. */
+/** What differs between /chat/completions, /responses, /messages and Gemini's generateContent: the wire style. */
 export interface TextStyle<Extra> {
-  api: 'chat' | 'responses' | 'messages';
-  decode(body: Record<string, unknown>, headers: Record<string, string | string[] | undefined>): { call: DecodedTextCall; extra: Extra };
+  api: 'chat' | 'responses' | 'messages' | 'gemini';
+  decode(body: Record<string, unknown>, headers: Record<string, string | string[] | undefined>, request: FastifyRequest): { call: DecodedTextCall; extra: Extra };
   encodeResponse(result: TextResult, meta: ResponseMeta, cost: bigint, extra: Extra): unknown;
   encodeStream(parts: AsyncIterable<StreamPart>, meta: ResponseMeta, extra: Extra): AsyncIterable<string>;
   heartbeatFrame: string;
+  /**
+   * For a style whose model and streaming are in the URL (Gemini's `models/{model}:streamGenerateContent`):
+   * the request log's endpoint and the model and streaming the body does not carry.
+   */
+  describe?(request: FastifyRequest): { endpoint: string; model: string; stream: boolean };
+  /** A stream that is not SSE (Gemini's JSON array without `alt=sse`): its content type and keep-alive. */
+  streamFraming?(extra: Extra): { contentType: string; heartbeatFrame: string };
   /** Set by the styles that have a native pass-through (Messages, Chat Completions). */
   relay?: RelayStyle;
 }
@@ -32,8 +39,14 @@ export async function handleTextRequest<Extra>(
   reply: FastifyReply,
 ): Promise<unknown> {
   const body = request.body as Record<string, unknown>;
+  const described = style.describe?.(request);
   // One request log row per request, also for refusals (402, 400 …) once a model was named.
-  const record = startRequestRecord(context, { requestId: request.id, principal: request.principal!, endpoint: request.routeOptions.url!.replace(/^\/v1/, ''), body });
+  const record = startRequestRecord(context, {
+    requestId: request.id,
+    principal: request.principal!,
+    endpoint: described?.endpoint ?? request.routeOptions.url!.replace(/^\/v1/, ''),
+    body: described ? { ...body, model: described.model, stream: described.stream } : body,
+  });
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
@@ -41,7 +54,7 @@ export async function handleTextRequest<Extra>(
   let extra: Extra;
   let outcome: TextGenerationOutcome;
   try {
-    const decoded = style.decode(body, request.headers);
+    const decoded = style.decode(body, request.headers, request);
     extra = decoded.extra;
     record.identify(decoded.call.request.endUser);
     outcome = await generateText(context, {
@@ -73,8 +86,10 @@ export async function handleTextRequest<Extra>(
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {
     const frames = outcome.relayed ? encodeRelayedStream(outcome.parts, meta, style.relay!) : style.encodeStream(outcome.parts, meta, extra);
+    const framing = style.streamFraming?.(extra);
     await writeSse(reply, frames, {
-      heartbeatFrame: style.heartbeatFrame,
+      heartbeatFrame: framing?.heartbeatFrame ?? style.heartbeatFrame,
+      contentType: framing?.contentType,
       heartbeatMs,
       onWriteError: (error) => request.log.warn({ err: error }, 'stream ended early'),
     });
