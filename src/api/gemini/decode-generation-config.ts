@@ -51,10 +51,9 @@ export function decodeGenerationConfig(value: unknown, request: TextRequest, rec
     request.topP = readNumber(config.topP, `${prefix}topP`, 0, 1);
     record(`${prefix}topP`, 'top_p');
   }
-  if (has('topK')) {
-    request.topK = readInteger(config.topK, `${prefix}topK`, 1);
-    record(`${prefix}topK`, 'top_k');
-  }
+  // A sampling hint Gemini clients send by default (Gemini CLI: 64) and OpenAI has no field for:
+  // relayed to gemini-wire endpoints as sent, not forwarded when translated (see the field table).
+  if (has('topK')) readInteger(config.topK, `${prefix}topK`, 1);
   if (has('maxOutputTokens')) request.maxTokens = readInteger(config.maxOutputTokens, `${prefix}maxOutputTokens`, 1);
   if (has('stopSequences')) {
     const stop = readStringList(config.stopSequences, `${prefix}stopSequences`);

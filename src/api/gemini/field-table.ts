@@ -65,7 +65,11 @@ export const geminiFieldTable: FieldTable = [
   { field: 'generationConfig', handling: onEveryProtocol('translated', 'each field as its own row says') },
   { field: 'generationConfig.temperature', handling: perProtocol({ kind: 'native' }, { kind: 'native', note: 'Anthropic caps it at 1' }, { kind: 'native' }) },
   { field: 'generationConfig.topP', handling: perProtocol({ kind: 'translated', note: 'top_p' }, { kind: 'translated', note: 'top_p' }, { kind: 'native' }) },
-  { field: 'generationConfig.topK', handling: perProtocol({ kind: 'translated', note: 'top_k (OpenAI itself refuses it)' }, { kind: 'translated', note: 'top_k' }, { kind: 'native' }) },
+  { field: 'generationConfig.topK', handling: perProtocol(
+    { kind: 'hint', note: 'not forwarded: OpenAI has no top_k, and Gemini clients send it by default (Gemini CLI: 64)' },
+    { kind: 'hint', note: 'not forwarded when translated (a default of Gemini clients, not a requirement)' },
+    { kind: 'native', note: 'relayed as sent; not forwarded when translated' },
+  ) },
   { field: 'generationConfig.candidateCount', handling: onEveryProtocol('refused', 'one candidate per request; 1 is accepted') },
   { field: 'generationConfig.maxOutputTokens', handling: perProtocol({ kind: 'translated', note: 'max_completion_tokens' }, { kind: 'translated', note: 'max_tokens (the endpoint’s cap when absent)' }, { kind: 'native' }) },
   { field: 'generationConfig.stopSequences', handling: perProtocol({ kind: 'translated', note: 'stop' }, { kind: 'translated', note: 'stop_sequences' }, { kind: 'native' }) },
