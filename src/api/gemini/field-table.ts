@@ -62,6 +62,8 @@ export const geminiFieldTable: FieldTable = [
   { field: 'serviceTier', handling: onEveryProtocol('hint', 'the endpoint’s own tier serves the request') },
   { field: 'store', handling: onEveryProtocol('hint', 'the gateway keeps no generated content; its request log records usage') },
   { field: 'continuationToken', handling: refusedEverywhere('continues an answer that stopped with CONTINUATION, which the gateway never returns') },
+  { field: 'modelArmorConfig', handling: refusedEverywhere('Vertex AI’s Model Armor: not a Gemini API field') },
+  { field: 'generationOutputConfig', handling: refusedEverywhere('Vertex AI’s output storage: not a Gemini API field') },
   { field: 'generationConfig', handling: onEveryProtocol('translated', 'each field as its own row says') },
   { field: 'generationConfig.temperature', handling: perProtocol({ kind: 'native' }, { kind: 'native', note: 'Anthropic caps it at 1' }, { kind: 'native' }) },
   { field: 'generationConfig.topP', handling: perProtocol({ kind: 'translated', note: 'top_p' }, { kind: 'translated', note: 'top_p' }, { kind: 'native' }) },
