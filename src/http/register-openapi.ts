@@ -10,6 +10,8 @@ export function isUndocumentedRoute(url: string): boolean {
 function tagOf(url: string): string {
   if (url === '/health' || url === '/ready' || url === '/metrics') return 'operations';
   if (url.startsWith('/admin') || url.startsWith('/v1/admin')) return 'admin';
+  // Gemini's style: models/{model}:{action}, and its model list.
+  if (url.startsWith('/v1beta/') || url === '/v1/models/*') return 'generation';
   const segment = url.split('/')[2] ?? '';
   if (['chat', 'responses', 'messages'].includes(segment)) return 'generation';
   if (['audio', 'images', 'media', 'videos'].includes(segment)) return 'media';
