@@ -1,6 +1,9 @@
 import type { FieldTable, WireProtocol } from '../api/shared/field-table.js';
 import { chatCompletionsFieldTable } from '../api/chat-completions/field-table.js';
 import { messagesFieldTable } from '../api/messages/field-table.js';
+import { geminiFieldTable } from '../api/gemini/field-table.js';
+import { readCamelCase } from '../api/gemini/read-camel-case.js';
+import { planGeminiPassThrough } from './plan-gemini-pass-through.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { Candidate } from '../routing/candidate.js';
 import { readSignatureTag } from './tag-signatures.js';
@@ -63,7 +66,8 @@ export function planPassThrough(
   candidate: Candidate,
   request: TextRequest,
 ): PassThroughPlan | undefined {
-  if (!body || api === 'responses' || api === 'gemini') return undefined;
+  if (!body || api === 'responses') return undefined;
+  if (api === 'gemini') return planGeminiPassThrough(geminiFieldTable, readCamelCase(body), candidate, request);
   const rules = styleRules(api);
   if (candidate.provider.api !== rules.protocol || candidate.provider.passThrough === false) return undefined;
   for (const field in body) if (!rules.forwardable.has(field)) return undefined;

@@ -8,6 +8,7 @@ import type { Usage } from '../core/usage.js';
 import type { CallContext } from '../providers/provider-adapter.js';
 import { relayMessages, relayMessagesStream } from '../providers/anthropic/relay-messages.js';
 import { relayChatCompletion, relayChatCompletionStream } from '../providers/openai/relay-chat-completions.js';
+import { relayGenerateContent, relayGenerateContentStream } from '../providers/gemini/relay-generate-content.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
 import type { RequestRecord } from '../store/repositories/requests.js';
@@ -44,7 +45,12 @@ export async function relayText(context: AppContext, input: RelayInput): Promise
   const identity = { id: input.requestId, model: candidate.model.id, tagSignature: (signature: string) => tagSignature(api, signature) };
   const betas = request.anthropic?.betas;
   if (!request.stream) {
-    const answer = api === 'anthropic' ? await relayMessages(plan.body, betas, callContext, identity) : await relayChatCompletion(plan.body, callContext, identity);
+    const answer =
+      api === 'anthropic'
+        ? await relayMessages(plan.body, betas, callContext, identity)
+        : api === 'gemini'
+          ? await relayGenerateContent(plan.body, callContext, identity)
+          : await relayChatCompletion(plan.body, callContext, identity);
     const usage: Usage = answer.usage.estimated
       ? { promptTokens: await input.countPrompt(), completionTokens: await countTextTokens(answer.text()), estimated: true }
       : answer.usage;
@@ -53,7 +59,11 @@ export async function relayText(context: AppContext, input: RelayInput): Promise
     return { stream: false, relayed: true, body: answer.body, usage, cost: charged };
   }
   const parts =
-    api === 'anthropic' ? await relayMessagesStream(plan.body, betas, callContext, identity) : await relayChatCompletionStream(plan.body, callContext, identity);
+    api === 'anthropic'
+      ? await relayMessagesStream(plan.body, betas, callContext, identity)
+      : api === 'gemini'
+        ? await relayGenerateContentStream(plan.body, callContext, identity)
+        : await relayChatCompletionStream(plan.body, callContext, identity);
   const metered = meterStream(parts, {
     candidate,
     reservation: input.reservation,

@@ -14,7 +14,11 @@ import { mapFinishReason } from './map-finish-reason.js';
  * the end it rides on an empty text part (see `encode-parts.ts`). A failure ends the stream with
  * Gemini's in-band `{error: {code, message, status}}`, which the SDK raises as `ApiError`.
  */
-export async function* encodeGeminiChunks(parts: AsyncIterable<StreamPart>, meta: ResponseMeta): AsyncGenerator<object> {
+export async function* encodeGeminiChunks(parts: AsyncIterable<StreamPart>, meta: ResponseMeta): AsyncGenerator<string> {
+  for await (const chunk of encodeChunkObjects(parts, meta)) yield JSON.stringify(chunk);
+}
+
+async function* encodeChunkObjects(parts: AsyncIterable<StreamPart>, meta: ResponseMeta): AsyncGenerator<object> {
   let pending: string | undefined;
   let call: { id: string; name: string; text: string } | undefined;
   const chunk = (answerParts: GeminiAnswerPart[], finish?: object) => ({
@@ -77,9 +81,9 @@ export async function* encodeGeminiChunks(parts: AsyncIterable<StreamPart>, meta
 
 const unexpectedEnd: StreamError = { code: 'internal_error', message: 'The generation stream ended unexpectedly', status: 500 };
 
-/** `?alt=sse`: one `data:` event per chunk, as Gemini streams it. */
-export async function* frameSse(chunks: AsyncIterable<object>): AsyncGenerator<string> {
-  for await (const chunk of chunks) yield `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+/** `?alt=sse`: one `data:` event per chunk (its JSON text), as Gemini streams it. */
+export async function* frameSse(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const chunk of chunks) yield `data: ${chunk}\r\n\r\n`;
 }
 
 /**
@@ -87,10 +91,10 @@ export async function* frameSse(chunks: AsyncIterable<object>): AsyncGenerator<s
  * (`[{…}\r\n,{…}]`); clients parse it incrementally. Whitespace between elements is valid JSON,
  * so a newline is the keep-alive.
  */
-export async function* frameJsonArray(chunks: AsyncIterable<object>): AsyncGenerator<string> {
+export async function* frameJsonArray(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   let first = true;
   for await (const chunk of chunks) {
-    yield `${first ? '[' : '\r\n,'}${JSON.stringify(chunk)}`;
+    yield `${first ? '[' : '\r\n,'}${chunk}`;
     first = false;
   }
   yield first ? '[]' : ']';

@@ -3,6 +3,8 @@ import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol }
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 /** Gemini's own knob with no equivalent elsewhere that changes nothing a client relies on. */
 const geminiHint = (note: string) => perProtocol({ kind: 'hint', note }, { kind: 'hint', note }, { kind: 'native' });
+/** A Gemini API field other protocols have no use for: relayed to Gemini, a hint elsewhere. */
+const geminiNative = (note: string) => perProtocol({ kind: 'hint', note }, { kind: 'hint', note }, { kind: 'native', note: 'relayed as sent; not forwarded when translated' });
 /** A Gemini API feature the gateway cannot provide on any protocol: a 400 naming the field. */
 const refusedEverywhere = (why: string) => onEveryProtocol('refused', why);
 /** A value that asks for output other than text: only its text value is accepted. */
@@ -58,13 +60,17 @@ export const geminiFieldTable: FieldTable = [
   { field: 'toolConfig.includeServerSideToolInvocations', handling: geminiHint('server-side tool calls are not shown in the answer') },
   { field: 'safetySettings', handling: geminiHint('no safety thresholds to set; the provider’s own policy applies') },
   { field: 'cachedContent', handling: refusedEverywhere('a context cache is a resource of Google’s API, which the gateway does not store; send the content itself') },
-  { field: 'labels', handling: onEveryProtocol('hint', 'billing labels: the gateway’s request log is the record') },
-  { field: 'serviceTier', handling: onEveryProtocol('hint', 'the endpoint’s own tier serves the request') },
-  { field: 'store', handling: onEveryProtocol('hint', 'the gateway keeps no generated content; its request log records usage') },
+  { field: 'labels', handling: geminiNative('billing labels: the gateway’s request log is the record') },
+  { field: 'serviceTier', handling: geminiNative('the endpoint’s own tier serves the request') },
+  { field: 'store', handling: geminiNative('the gateway keeps no generated content; its request log records usage') },
   { field: 'continuationToken', handling: refusedEverywhere('continues an answer that stopped with CONTINUATION, which the gateway never returns') },
   { field: 'modelArmorConfig', handling: refusedEverywhere('Vertex AI’s Model Armor: not a Gemini API field') },
   { field: 'generationOutputConfig', handling: refusedEverywhere('Vertex AI’s output storage: not a Gemini API field') },
-  { field: 'generationConfig', handling: onEveryProtocol('translated', 'each field as its own row says') },
+  { field: 'generationConfig', handling: perProtocol(
+    { kind: 'translated', note: 'each field as its own row says' },
+    { kind: 'translated', note: 'each field as its own row says' },
+    { kind: 'native', note: 'relayed as sent; each field as its own row says when translated' },
+  ) },
   { field: 'generationConfig.temperature', handling: perProtocol({ kind: 'native' }, { kind: 'native', note: 'Anthropic caps it at 1' }, { kind: 'native' }) },
   { field: 'generationConfig.topP', handling: perProtocol({ kind: 'translated', note: 'top_p' }, { kind: 'translated', note: 'top_p' }, { kind: 'native' }) },
   { field: 'generationConfig.topK', handling: perProtocol(

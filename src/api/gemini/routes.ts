@@ -4,6 +4,8 @@ import { handleTextRequest, type TextStyle } from '../shared/handle-text-request
 import { answerCountTokens } from './count-tokens.js';
 import { decodeGeminiRequest } from './decode-request.js';
 import { encodeGeminiResponse } from './encode-response.js';
+import { encodeStreamError } from './encode-error.js';
+import { encodeRelayedChunks, encodeRelayedUsage } from './encode-relayed-stream.js';
 import { encodeGeminiChunks, frameJsonArray, frameSse } from './encode-stream.js';
 import { registerGeminiModelRoutes } from './model-routes.js';
 import { readModelAction } from './read-model-action.js';
@@ -30,6 +32,12 @@ const geminiStyle: TextStyle<GeminiExtra> = {
   },
   encodeResponse: (result, meta, cost) => encodeGeminiResponse(result, meta, cost),
   encodeStream: (parts, meta, extra) => (extra.sse ? frameSse : frameJsonArray)(encodeGeminiChunks(parts, meta)),
+  relay: {
+    usageField: 'usageMetadata',
+    encodeUsage: encodeRelayedUsage,
+    errorFrames: (error, meta) => [JSON.stringify(encodeStreamError(error, meta))],
+  },
+  encodeRelayedStream: (parts, meta, extra) => (extra.sse ? frameSse : frameJsonArray)(encodeRelayedChunks(parts, meta)),
   // An SSE comment: the SDKs read only `data:` events.
   heartbeatFrame: ':\r\n\r\n',
   streamFraming: (extra) => (extra.sse ? { contentType: 'text/event-stream; charset=utf-8', heartbeatFrame: ':\r\n\r\n' } : { contentType: 'application/json; charset=utf-8', heartbeatFrame: '\n' }),

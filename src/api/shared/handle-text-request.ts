@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import type { StreamPart } from '../../core/stream-part.js';
+import type { RelayedPart, StreamPart } from '../../core/stream-part.js';
 import type { TextResult } from '../../core/text-result.js';
 import { startRequestRecord } from '../../billing/start-request-record.js';
 import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
@@ -22,8 +22,10 @@ export interface TextStyle<Extra> {
   describe?(request: FastifyRequest): { endpoint: string; model: string; stream: boolean };
   /** A stream that is not SSE (Gemini's JSON array without `alt=sse`): its content type and keep-alive. */
   streamFraming?(extra: Extra): { contentType: string; heartbeatFrame: string };
-  /** Set by the styles that have a native pass-through (Messages, Chat Completions). */
+  /** Set by the styles that have a native pass-through (Messages, Chat Completions, Gemini). */
   relay?: RelayStyle;
+  /** A relayed stream in a framing of the style's own (Gemini's SSE or JSON array); default `encodeRelayedStream`. */
+  encodeRelayedStream?(parts: AsyncIterable<RelayedPart>, meta: ResponseMeta, extra: Extra): AsyncIterable<string>;
 }
 
 const heartbeatMs = 15_000;
@@ -76,7 +78,8 @@ export async function handleTextRequest<Extra>(
   if (!outcome.stream) {
     await record.admitted;
     if (outcome.relayed) {
-      outcome.body.usage = withCost(outcome.body.usage, style.relay!.encodeUsage(outcome.usage, outcome.cost));
+      const field = style.relay!.usageField ?? 'usage';
+      outcome.body[field] = withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost));
       return reply.send(outcome.body);
     }
     return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
@@ -85,7 +88,9 @@ export async function handleTextRequest<Extra>(
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {
-    const frames = outcome.relayed ? encodeRelayedStream(outcome.parts, meta, style.relay!) : style.encodeStream(outcome.parts, meta, extra);
+    const frames = outcome.relayed
+      ? (style.encodeRelayedStream?.(outcome.parts, meta, extra) ?? encodeRelayedStream(outcome.parts, meta, style.relay!))
+      : style.encodeStream(outcome.parts, meta, extra);
     const framing = style.streamFraming?.(extra);
     await writeSse(reply, frames, {
       heartbeatFrame: framing?.heartbeatFrame ?? style.heartbeatFrame,

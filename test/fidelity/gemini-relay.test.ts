@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recording, replayCatalogYaml, startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
+import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+
+/**
+ * The Gemini style's native pass-through: recorded Gemini answers (the gemini adapter's fixtures,
+ * see src/providers/gemini/__fixtures__/SOURCES.md) replayed through the gateway must reach a
+ * Gemini client as Gemini sent them, but for `responseId` (the request id), `modelVersion` (the
+ * catalog id) and the `cost` added to `usageMetadata`; and the charge must be that cost.
+ */
+let replay: ReplayProvider;
+let gateway: SimulatedGateway;
+
+beforeAll(async () => {
+  replay = await startReplayProvider();
+  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url), credits: 100 });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await replay?.close();
+});
+beforeEach(() => replay.reset());
+
+const fixture = (name: string) => readFileSync(new URL(`../../src/providers/gemini/__fixtures__/${name}`, import.meta.url), 'utf8');
+const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { temperature: 0.5, topK: 40 }, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] };
+
+function post(path: string, payload: unknown): Promise<Response> {
+  return fetch(`${gateway.url}/v1beta/models/rec/gemini:${path}`, { method: 'POST', headers: { 'x-goog-api-key': gateway.key, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+}
+
+/** Recorded pricing: $1 per 1M prompt tokens, $2 per 1M output tokens; Gemini bills tool-use prompts and thoughts too. */
+function expectedCost(usage: Record<string, number> | undefined): number {
+  const prompt = (usage?.promptTokenCount ?? 0) + (usage?.toolUsePromptTokenCount ?? 0);
+  const output = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
+  return (prompt * 1 + output * 2) / 1e6;
+}
+
+/** The chunk as the provider sent it, with what the gateway writes over taken out (after checking it). */
+function withoutIdentity(chunk: Record<string, unknown>, requestId: string): Record<string, unknown> {
+  const copy = structuredClone(chunk);
+  if ('responseId' in copy) {
+    expect(copy.responseId).toBe(requestId);
+    delete copy.responseId;
+  }
+  if ('modelVersion' in copy) {
+    expect(copy.modelVersion).toBe('rec/gemini');
+    delete copy.modelVersion;
+  }
+  const usage = copy.usageMetadata as Record<string, unknown> | undefined;
+  if (usage && 'cost' in usage) delete usage.cost;
+  return copy;
+}
+
+function providerChunks(sse: string): Array<Record<string, unknown>> {
+  return sse
+    .split(/\r?\n\r?\n/)
+    .map((event) => event.trim())
+    .filter((event) => event.startsWith('data:'))
+    .map((event) => JSON.parse(event.slice('data:'.length)) as Record<string, unknown>);
+}
+
+function stripProviderIdentity(chunk: Record<string, unknown>): Record<string, unknown> {
+  const { responseId: _id, modelVersion: _model, ...rest } = chunk;
+  return rest;
+}
+
+describe.each(['text.json', 'thinking.json', 'parallel-function-calls.json', 'safety-block.json', 'tool-use-prompt-usage.json'])('generateContent relays %s', (name) => {
+  it('as Gemini sent it, but for id, model and cost, and charges that cost', async () => {
+    replay.play(recording(`gemini/${name}`));
+    const before = await readAccountMoney(gateway);
+    const response = await post('generateContent', body);
+    expect(response.status).toBe(200);
+    const requestId = response.headers.get('x-request-id')!;
+    const answer = (await response.json()) as Record<string, unknown>;
+    const sent = JSON.parse(fixture(name)) as Record<string, unknown>;
+    expect(withoutIdentity(answer, requestId)).toEqual(stripProviderIdentity(sent));
+    const usage = sent.usageMetadata as Record<string, number> | undefined;
+    const cost = (answer.usageMetadata as { cost: number }).cost;
+    expect(cost).toBeCloseTo(expectedCost(usage), 12);
+    const after = await readAccountMoney(gateway);
+    expect(after.usage - before.usage).toBe(BigInt(Math.round(cost * 1e9)));
+    expect(after.reserved).toBe(0n);
+    // The body went as the client sent it, but for the model (in the URL) and the planned output cap.
+    expect(replay.requests[0].url).toBe('/v1beta/models/gemini-3.1-pro-preview:generateContent');
+    expect(replay.requests[0].body).toEqual({ ...body, generationConfig: { ...body.generationConfig, maxOutputTokens: expect.any(Number) } });
+  });
+});
+
+describe.each(['stream-text.sse', 'stream-function-calls.sse', 'stream-tool-use-prompt-usage.sse', 'stream-partial-args.sse', 'stream-partial-args-nested.sse'])('streamGenerateContent relays %s', (name) => {
+  for (const sse of [true, false]) {
+    it(`chunk for chunk as Gemini sent them${sse ? ' (alt=sse)' : ' (a JSON array)'}, the last with the cost`, async () => {
+      replay.play(recording(`gemini/${name}`));
+      const before = await readAccountMoney(gateway);
+      const response = await post(`streamGenerateContent${sse ? '?alt=sse' : ''}`, body);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(sse ? /^text\/event-stream/ : /^application\/json/);
+      const requestId = response.headers.get('x-request-id')!;
+      const text = await response.text();
+      const chunks = sse ? providerChunks(text) : (JSON.parse(text) as Array<Record<string, unknown>>);
+      const sent = providerChunks(fixture(name));
+      expect(chunks.map((chunk) => withoutIdentity(chunk, requestId))).toEqual(sent.map(stripProviderIdentity));
+      const last = chunks.at(-1)!.usageMetadata as { cost: number };
+      const usage = [...sent].reverse().find((chunk) => chunk.usageMetadata)?.usageMetadata as Record<string, number>;
+      expect(last.cost).toBeCloseTo(expectedCost(usage), 12);
+      const after = await readAccountMoney(gateway);
+      expect(after.usage - before.usage).toBe(BigInt(Math.round(last.cost * 1e9)));
+      expect(after.reserved).toBe(0n);
+      expect(replay.requests[0].url).toBe('/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse');
+    });
+  }
+});
