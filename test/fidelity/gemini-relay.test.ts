@@ -14,7 +14,7 @@ let gateway: SimulatedGateway;
 
 beforeAll(async () => {
   replay = await startReplayProvider();
-  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url), credits: 100 });
+  gateway = await startSimulatedGateway({ catalogYaml: () => withTranslatedGemini(replayCatalogYaml(replay.url)), credits: 100 });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -22,11 +22,28 @@ afterAll(async () => {
 });
 beforeEach(() => replay.reset());
 
+/** The same recordings behind a gemini-wire provider with pass-through off: the Gemini style's own encoder answers. */
+function withTranslatedGemini(yaml: string): string {
+  const provider = `  - {id: rec-gemini-translated, name: Recorded Gemini (translated), api: gemini, base_url: "${replay.url}/v1beta", api_key: k, pass_through: false, timeouts: {connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000}}\n`;
+  const model = `  - id: rec/gemini-translated
+    name: "Recorded: translated"
+    context_length: 200000
+    modalities: {input: [text], output: [text]}
+    endpoints:
+      - provider: rec-gemini-translated
+        model: gemini-3.1-pro-preview
+        pricing: {prompt: 1, completion: 2}
+        supported_parameters: [max_tokens, temperature, tools, tool_choice, reasoning]
+        max_completion_tokens: 8000
+`;
+  return yaml.replace('models:\n', `${provider}models:\n`) + model;
+}
+
 const fixture = (name: string) => readFileSync(new URL(`../../src/providers/gemini/__fixtures__/${name}`, import.meta.url), 'utf8');
 const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { temperature: 0.5, topK: 40 }, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] };
 
-function post(path: string, payload: unknown): Promise<Response> {
-  return fetch(`${gateway.url}/v1beta/models/rec/gemini:${path}`, { method: 'POST', headers: { 'x-goog-api-key': gateway.key, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+function post(path: string, payload: unknown, model = 'rec/gemini'): Promise<Response> {
+  return fetch(`${gateway.url}/v1beta/models/${model}:${path}`, { method: 'POST', headers: { 'x-goog-api-key': gateway.key, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
 }
 
 /** Recorded pricing: $1 per 1M prompt tokens, $2 per 1M output tokens; Gemini bills tool-use prompts and thoughts too. */
@@ -109,4 +126,33 @@ describe.each(['stream-text.sse', 'stream-function-calls.sse', 'stream-tool-use-
       expect(replay.requests[0].url).toBe('/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse');
     });
   }
+});
+
+describe('thought signatures', () => {
+  it('go back to Gemini on the part they came on, as Gemini sent them', async () => {
+    replay.play(recording('gemini/parallel-function-calls.json'), recording('gemini/text.json'));
+    const first = (await (await post('generateContent', body)).json()) as { candidates: Array<{ content: { role: string; parts: Array<Record<string, unknown>> } }> };
+    const turn = first.candidates[0].content;
+    expect(turn.parts.some((part) => typeof part.thoughtSignature === 'string')).toBe(true);
+    const responses = turn.parts.flatMap((part) => (part.functionCall ? [{ functionResponse: { name: (part.functionCall as { name: string }).name, response: { output: 'ok' } } }] : []));
+    const second = await post('generateContent', { contents: [...body.contents, turn, { role: 'user', parts: responses }] });
+    expect(second.status).toBe(200);
+    expect((replay.requests[1].body.contents as unknown[])[1]).toEqual(turn);
+  });
+
+  it('go out untagged on the same parts, and back to Gemini so, when the answer was translated', async () => {
+    replay.play(recording('gemini/parallel-function-calls.json'), recording('gemini/text.json'));
+    const first = (await (await post('generateContent', body, 'rec/gemini-translated')).json()) as {
+      candidates: Array<{ content: { role: string; parts: Array<Record<string, unknown>> } }>;
+    };
+    const turn = first.candidates[0].content;
+    const sent = JSON.parse(fixture('parallel-function-calls.json')) as { candidates: Array<{ content: { parts: Array<Record<string, unknown>> } }> };
+    const signatures = (parts: Array<Record<string, unknown>>) => parts.map((part) => part.thoughtSignature ?? null);
+    expect(signatures(turn.parts)).toEqual(signatures(sent.candidates[0].content.parts));
+    const responses = turn.parts.flatMap((part) => (part.functionCall ? [{ functionResponse: { id: (part.functionCall as { id: string }).id, name: (part.functionCall as { name: string }).name, response: { output: 'ok' } } }] : []));
+    expect(responses.every((part) => typeof part.functionResponse.id === 'string')).toBe(true);
+    expect((await post('generateContent', { contents: [...body.contents, turn, { role: 'user', parts: responses }] }, 'rec/gemini-translated')).status).toBe(200);
+    const replayed = (replay.requests[1].body.contents as Array<{ parts: Array<Record<string, unknown>> }>)[1];
+    expect(signatures(replayed.parts)).toEqual(signatures(sent.candidates[0].content.parts));
+  });
 });
