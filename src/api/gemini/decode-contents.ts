@@ -27,8 +27,8 @@ export function decodeSystemInstruction(value: unknown): SystemMessage[] {
  * parts become tool messages, placed before the rest of that turn.
  *
  * Gemini function calls carry an id only when the model gave one: a call without one gets
- * `call_<n>` (its place among the conversation's calls), and a response without one answers the
- * earliest unanswered call of its name, as Gemini itself matches them.
+ * `call_<n>` (its place among the conversation's calls), and a response answers the call of its
+ * id, or else the earliest unanswered call of its name, as Gemini itself matches them.
  */
 export function decodeContents(value: unknown): Message[] {
   const contents = readArray(value, 'contents');
@@ -117,7 +117,9 @@ function decodeFunctionResponse(response: JsonObject, path: string, calls: { una
   const name = readString(response.name, `${path}.name`, { nonEmpty: true });
   const result = isAbsent(response.response) ? {} : readObject(response.response, `${path}.response`);
   let id = isAbsent(response.id) ? undefined : readString(response.id, `${path}.id`, { nonEmpty: true });
-  const at = calls.unanswered.findIndex((call) => (id !== undefined ? call.id === id : call.name === name));
+  // An id the client made up itself (Gemini CLI names calls that came without one) answers by name.
+  let at = id === undefined ? -1 : calls.unanswered.findIndex((call) => call.id === id);
+  if (at < 0) at = calls.unanswered.findIndex((call) => call.name === name);
   if (at >= 0) {
     id = calls.unanswered[at].id;
     calls.unanswered.splice(at, 1);
