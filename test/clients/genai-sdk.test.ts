@@ -1,6 +1,6 @@
 import { ApiError, FunctionCallingConfigMode, GoogleGenAI, Type, type Content, type GenerateContentResponse } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { readAccountMoney, simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { wireModels } from '../agents/agent-cli.js';
 
 /**
@@ -9,12 +9,22 @@ import { wireModels } from '../agents/agent-cli.js';
  */
 let gateway: SimulatedGateway;
 let genai: GoogleGenAI;
+/** A second gateway whose endpoints list response_format, as the structured output test suite's. */
+let structuredGateway: SimulatedGateway;
+let structured: GoogleGenAI;
 
 beforeAll(async () => {
   gateway = await startSimulatedGateway({ credits: 100 });
   genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
+  structuredGateway = await startSimulatedGateway({ catalogYaml: (url) => simulatedCatalogYaml(url).replaceAll('tool_choice]', 'tool_choice, response_format]') });
+  structured = new GoogleGenAI({ apiKey: structuredGateway.key, httpOptions: { baseUrl: structuredGateway.url } });
 });
-afterAll(async () => gateway?.close());
+afterAll(async () => {
+  await gateway?.close();
+  await structuredGateway?.close();
+});
+
+const citySchema = { type: 'object', properties: { name: { type: 'string' }, population: { type: 'integer' } }, required: ['name', 'population'] };
 
 const weather = {
   name: 'get_weather',
@@ -52,6 +62,11 @@ describe.each(wireModels)('$wire-wire model $model', ({ model, upstream }) => {
     expect(last?.candidates?.[0].finishReason).toBe('STOP');
     expect(last?.usageMetadata?.candidatesTokenCount).toBe(16);
     expect((last?.usageMetadata as { cost?: number }).cost).toBeGreaterThan(0);
+  });
+
+  it('answers a thinkingConfig on a model that does not reason: a preference, dropped', async () => {
+    const response = await genai.models.generateContent({ model, contents: 'Say hello', config: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } });
+    expect(response.text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
   });
 
   it('counts tokens with countTokens', async () => {
@@ -102,13 +117,13 @@ describe.each(wireModels)('$wire-wire model $model', ({ model, upstream }) => {
     expect(response.functionCalls?.map((call) => call.name)).toEqual(['get_weather']);
   });
 
-  it('passes structured output options (responseMimeType with responseSchema) to routing', async () => {
+  it('refuses a response schema by name where no endpoint of the model holds answers to one', async () => {
     const request = genai.models.generateContent({
       model,
       contents: 'A city as JSON',
       config: { responseMimeType: 'application/json', responseSchema: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } },
     });
-    // The simulated catalog lists no response_format: the schema is a requirement, refused by name.
+    // The plain simulated catalog lists no response_format: the schema is a requirement, refused by name.
     const error = await request.then(
       () => undefined,
       (caught: unknown) => caught,
@@ -117,6 +132,16 @@ describe.each(wireModels)('$wire-wire model $model', ({ model, upstream }) => {
     expect((error as ApiError).status).toBe(400);
     expect((error as ApiError).message).toContain('generationConfig.responseSchema');
   });
+
+  for (const streaming of [false, true]) {
+    it(`holds the answer to responseJsonSchema${streaming ? ', streaming' : ''}`, async () => {
+      const config = { responseMimeType: 'application/json', responseJsonSchema: citySchema };
+      let text = '';
+      if (streaming) for await (const chunk of await structured.models.generateContentStream({ model, contents: 'A city', config })) text += chunk.text ?? '';
+      else text = (await structured.models.generateContent({ model, contents: 'A city', config })).text ?? '';
+      expect(JSON.parse(text)).toEqual({ name: expect.any(String), population: expect.any(Number) });
+    });
+  }
 });
 
 describe('errors in Google’s shape', () => {
