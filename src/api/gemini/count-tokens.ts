@@ -2,13 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { countRequestTokens } from '../../billing/count-tokens.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { TOKEN_COUNT_HEADER } from '../messages/count-tokens-route.js';
 import { isAbsent, readObject } from '../shared/read-json-fields.js';
 import { decodeGeminiRequest } from './decode-request.js';
 import { readCamelCase } from './read-camel-case.js';
 import { readModelAction } from './read-model-action.js';
 
-/** Says where the count came from (as on /messages/count_tokens): here always the gateway's tokenizer. */
-const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
 
 /**
  * `:countTokens`, Gemini's shape (`{totalTokens}`): the body is `contents`, or a whole
@@ -28,6 +27,7 @@ export async function answerCountTokens(context: AppContext, request: FastifyReq
   if (!known || !known.outputModalities.includes('text')) {
     throw new GatewayError('no_available_provider', `No text model '${call.route.model}' on models/{model}:countTokens; GET /v1beta/models lists the models`);
   }
+  // Where the count came from, as on /messages/count_tokens: here always the gateway's tokenizer.
   reply.header(TOKEN_COUNT_HEADER, 'estimated');
   return { totalTokens: await countRequestTokens(call.request) };
 }
