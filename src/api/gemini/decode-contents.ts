@@ -40,7 +40,11 @@ export function decodeContents(value: unknown): Message[] {
     const content = readObject(entry, path);
     const role = isAbsent(content.role) ? 'user' : readString(content.role, `${path}.role`);
     const parts = readArray(content.parts, `${path}.parts`).map((part, index) => readObject(part, `${path}.parts[${index}]`));
-    if (role === 'model') messages.push({ role: 'assistant', content: decodeModelParts(parts, path, calls) });
+    if (role === 'model') {
+      // A model turn with nothing in it (an empty answer sent back) would be refused by the providers that need content.
+      const content = decodeModelParts(parts, path, calls);
+      if (content.length > 0) messages.push({ role: 'assistant', content });
+    }
     else if (role === 'user' || role === 'function') messages.push(...decodeUserParts(parts, path, calls));
     else throw invalidRequest(`'${path}.role' must be user or model`, `${path}.role`);
   });

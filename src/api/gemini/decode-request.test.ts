@@ -162,3 +162,10 @@ describe('decodeGeminiRequest', () => {
     expect(refusal({ model: 'acme/other', contents: [user('q')] }).param).toBe('model');
   });
 });
+
+describe('empty turns', () => {
+  it('leaves out a model turn with nothing in it', () => {
+    const { request } = decodeGeminiRequest({ contents: [user('a'), { role: 'model', parts: [{ text: '' }] }, user('b')] }, 'acme/gem', false);
+    expect(request.messages.map((message) => message.role)).toEqual(['user', 'user']);
+  });
+});
