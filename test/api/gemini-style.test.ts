@@ -47,6 +47,11 @@ describe('routes and keys', () => {
     expect(body.error.metadata.request_id).toBe(response.headers.get('x-request-id'));
   });
 
+  it('takes ?key= on the Gemini style’s routes only', async () => {
+    const response = await post(`/v1/chat/completions?key=${gateway.key}`, { model: 'sim/openai-model', messages: [{ role: 'user', content: 'hi' }] }, {});
+    expect(response.status).toBe(401);
+  });
+
   it('answers 404 in Google’s shape for a method the style does not have', async () => {
     const response = await post('/v1beta/models/sim/openai-model:embedContent', hello);
     expect(response.status).toBe(404);

@@ -156,3 +156,23 @@ describe('thought signatures', () => {
     expect(signatures(replayed.parts)).toEqual(signatures(sent.candidates[0].content.parts));
   });
 });
+
+describe('another protocol’s signatures', () => {
+  it('ride on their thought part tagged, and reach that protocol untagged on the next turn', async () => {
+    replay.play(recording('anthropic/recorded-thinking-tool-use-response.json'), recording('anthropic/recorded-text-response.json'));
+    const answer = (await (await post('generateContent', { ...body, generationConfig: { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } } }, 'rec/anthropic')).json()) as {
+      candidates: Array<{ content: { role: string; parts: Array<Record<string, unknown>> } }>;
+    };
+    const turn = answer.candidates[0].content;
+    const sent = JSON.parse(readFileSync(new URL('../../src/providers/anthropic/__fixtures__/recorded-thinking-tool-use-response.json', import.meta.url), 'utf8')) as {
+      content: Array<{ type: string; thinking?: string; signature?: string }>;
+    };
+    const thinking = sent.content[0];
+    expect(turn.parts[0]).toEqual({ text: thinking.thinking, thought: true, thoughtSignature: `anthropic:${thinking.signature}` });
+    const call = turn.parts.find((part) => part.functionCall)!.functionCall as { id: string; name: string };
+    const next = await post('generateContent', { contents: [...body.contents, turn, { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: 'ok' } } }] }] }, 'rec/anthropic');
+    expect(next.status).toBe(200);
+    const messages = replay.requests[1].body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    expect(messages[1].content[0]).toEqual({ type: 'thinking', thinking: thinking.thinking, signature: thinking.signature });
+  });
+});
