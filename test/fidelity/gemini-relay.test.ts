@@ -100,7 +100,8 @@ describe.each(['text.json', 'thinking.json', 'parallel-function-calls.json', 'sa
     expect(after.reserved).toBe(0n);
     // The body went as the client sent it, but for the model (in the URL) and the planned output cap.
     expect(replay.requests[0].url).toBe('/v1beta/models/gemini-3.1-pro-preview:generateContent');
-    expect(replay.requests[0].body).toEqual({ ...body, generationConfig: { ...body.generationConfig, maxOutputTokens: expect.any(Number) } });
+    // No cap asked for: the endpoint's maximum (8,000), which these funds cover.
+    expect(replay.requests[0].body).toEqual({ ...body, generationConfig: { ...body.generationConfig, maxOutputTokens: 8000 } });
   });
 });
 
@@ -126,6 +127,23 @@ describe.each(['stream-text.sse', 'stream-function-calls.sse', 'stream-tool-use-
       expect(replay.requests[0].url).toBe('/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse');
     });
   }
+});
+
+describe('the funds cap', () => {
+  it('lowers maxOutputTokens to what the funds allow, and the request settles within them', async () => {
+    const poor = await gateway.test.createAccount({ credits: 0.005 });
+    replay.play(recording('gemini/text.json'));
+    const response = await fetch(`${gateway.url}/v1beta/models/rec/gemini:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': poor.key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    const cap = (replay.requests[0].body.generationConfig as { maxOutputTokens: number }).maxOutputTokens;
+    // No cap asked for: the endpoint's 8,000 would cost more than $0.005 at $2 per 1M output tokens.
+    expect(cap).toBeGreaterThan(0);
+    expect(cap).toBeLessThan(2500);
+  });
 });
 
 describe('thought signatures', () => {
