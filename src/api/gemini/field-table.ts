@@ -7,8 +7,6 @@ const geminiHint = (note: string) => perProtocol({ kind: 'hint', note }, { kind:
 const geminiNative = (note: string) => perProtocol({ kind: 'hint', note }, { kind: 'hint', note }, { kind: 'native', note: 'relayed as sent; not forwarded when translated' });
 /** A Gemini API feature the gateway cannot provide on any protocol: a 400 naming the field. */
 const refusedEverywhere = (why: string) => onEveryProtocol('refused', why);
-/** A value that asks for output other than text: only its text value is accepted. */
-const textOnly = (why: string) => onEveryProtocol('refused', why);
 
 /**
  * Every field of the Gemini API's `GenerateContentRequest` as `@google/genai` sends it (the REST
@@ -97,13 +95,13 @@ export const geminiFieldTable: FieldTable = [
     { kind: 'translated', note: 'OpenAPI schema → JSON Schema → responseJsonSchema' },
   ) },
   { field: 'generationConfig.responseJsonSchema', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'translated', note: 'output_config.format' }, { kind: 'native' }) },
-  { field: 'generationConfig.responseFormat', handling: textOnly('the Interactions API’s output formats: send responseMimeType and responseJsonSchema') },
-  { field: 'generationConfig.responseModalities', handling: textOnly('text models answer in text: ["TEXT"] is accepted, image and audio output are not') },
+  { field: 'generationConfig.responseFormat', handling: refusedEverywhere('the Interactions API’s output formats: send responseMimeType and responseJsonSchema') },
+  { field: 'generationConfig.responseModalities', handling: refusedEverywhere('text models answer in text: ["TEXT"] is accepted, image and audio output are not') },
   { field: 'generationConfig.mediaResolution', handling: perProtocol({ kind: 'hint', note: 'images go at the provider’s default resolution' }, { kind: 'hint', note: 'images go at the provider’s default resolution' }, { kind: 'hint', note: 'not forwarded when translated' }) },
-  { field: 'generationConfig.speechConfig', handling: textOnly('speech output: use POST /v1/audio/speech') },
-  { field: 'generationConfig.audioTranscriptionConfig', handling: textOnly('audio output transcription: text models answer in text') },
-  { field: 'generationConfig.audioTimestamp', handling: textOnly('audio input is not accepted by the gateway’s text styles') },
-  { field: 'generationConfig.imageConfig', handling: textOnly('image output: use POST /v1/images/generations') },
+  { field: 'generationConfig.speechConfig', handling: refusedEverywhere('speech output: use POST /v1/audio/speech') },
+  { field: 'generationConfig.audioTranscriptionConfig', handling: refusedEverywhere('audio output transcription: text models answer in text') },
+  { field: 'generationConfig.audioTimestamp', handling: refusedEverywhere('audio input is not accepted by the gateway’s text styles') },
+  { field: 'generationConfig.imageConfig', handling: refusedEverywhere('image output: use POST /v1/images/generations') },
   { field: 'generationConfig.enableEnhancedCivicAnswers', handling: onEveryProtocol('hint', 'the provider’s default answers') },
   { field: 'generationConfig.enableAffectiveDialog', handling: onEveryProtocol('hint', 'a Live API setting; no effect on generateContent') },
   { field: 'generationConfig.translationConfig', handling: refusedEverywhere('speech translation: text models answer in text') },
