@@ -76,6 +76,20 @@ describe.runIf(agentCliAvailable('gemini'))('Gemini CLI through the gateway', ()
     });
   }
 
+  it('stops at once on a model the gateway has no route for, instead of retrying a 503', { timeout: 60_000 }, async () => {
+    const work = makeTempDirectory('switchyard-gemini-work-');
+    try {
+      const started = Date.now();
+      const run = await gemini('sim/no-such-model', 'hi', work.path);
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain("Model 'sim/no-such-model' is not in this gateway's catalog");
+      // Gemini CLI retries 5xx ten times with backoff (minutes); a final answer ends it in seconds.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      work.remove();
+    }
+  });
+
   it('settled every request of the runs above: charged, nothing left reserved', async () => {
     const money = await readAccountMoney(gateway);
     expect(money.reserved).toBe(0n);

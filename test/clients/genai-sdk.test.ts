@@ -145,7 +145,7 @@ describe.each(wireModels)('$wire-wire model $model', ({ model, upstream }) => {
 });
 
 describe('errors in Google’s shape', () => {
-  it('raises ApiError with the status, Google’s status name and the gateway code as ErrorInfo reason', async () => {
+  it('raises ApiError with the status, Google’s code and name for it, and the gateway code as ErrorInfo reason', async () => {
     const error = await genai.models.generateContent({ model: 'sim/no-such-model', contents: 'hi' }).then(
       () => undefined,
       (caught: unknown) => caught,
@@ -153,8 +153,9 @@ describe('errors in Google’s shape', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(503);
     const body = JSON.parse((error as ApiError).message) as { error: { code: number; status: string; metadata: { request_id: string }; details: Array<{ reason: string }> } };
-    expect(body.error.code).toBe(503);
-    expect(body.error.status).toBe('UNAVAILABLE');
+    // Google's answer for a model it does not serve, which Gemini clients do not retry; the HTTP status is the spec's 503.
+    expect(body.error.code).toBe(404);
+    expect(body.error.status).toBe('NOT_FOUND');
     expect(body.error.details[0].reason).toBe('no_available_provider');
     expect(body.error.metadata.request_id).toMatch(/\S/);
   });
