@@ -86,6 +86,7 @@ export function startRequestRecord(
       reasoningTokens: usage.reasoningTokens ?? 0,
       cost: settlement.cost,
       estimated: usage.estimated === true,
+      omitted: settlement.omitted && settlement.omitted.length > 0 ? [...settlement.omitted] : null,
     };
   };
 

@@ -104,6 +104,11 @@ export interface TextRequest {
    */
   endUser?: string;
   webSearch?: WebSearchOptions;
+  /**
+   * Responses `truncation: "auto"`: when the input does not fit the context window, the oldest
+   * turns after the instructions are dropped (the gateway does it, see truncate-to-context.ts).
+   */
+  truncation?: 'auto';
   /** OpenAI's prompt cache key: forwarded to OpenAI, and the key of sticky routing. */
   promptCacheKey?: string;
   /** Set by the Messages style only: see `AnthropicOptions`. */

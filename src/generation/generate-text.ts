@@ -20,7 +20,9 @@ import { GatewayError, invalidRequest } from '../errors/gateway-error.js';
 import { preferServedEndpoint } from '../routing/prompt-cache-affinity.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import { planPassThrough } from './plan-pass-through.js';
+import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
+import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
 
@@ -44,10 +46,14 @@ export interface TextGenerationInput {
   body?: Record<string, unknown>;
 }
 
-export type TextGenerationOutcome =
+export type TextGenerationOutcome = (
   | { stream: false; relayed?: false; candidate: Candidate; result: TextResult; cost: bigint }
   | { stream: true; relayed?: false; candidate: Candidate; parts: AsyncIterable<StreamPart>; /** Call once the response is over. */ close(): Promise<void> }
-  | (RelayOutcome & { candidate: Candidate });
+  | (RelayOutcome & { candidate: Candidate })
+) & {
+  /** What the request preferred and this endpoint could not honour, in the client's field names (see drop-unmet-preferences.ts). */
+  omitted: readonly string[];
+};
 
 /**
  * The text request path: route → reserve → call the provider → settle, in the candidate loop
@@ -56,24 +62,25 @@ export type TextGenerationOutcome =
  * client while failing over.
  */
 export async function generateText(context: AppContext, input: TextGenerationInput): Promise<TextGenerationOutcome> {
-  const { principal, call } = input;
+  const { principal } = input;
   const defaults = await context.defaultProviders.get(principal.accountId);
   let selected: Candidate[];
   try {
     selected = selectCandidates({
       catalog: context.catalog,
-      route: call.route,
+      route: input.call.route,
       api: input.api === 'gemini' ? 'chat' : input.api,
-      parameters: call.parameters,
-      stream: call.request.stream,
+      parameters: input.call.parameters,
+      stream: input.call.request.stream,
       principal,
       defaultProviderOf: (modelId) => defaults.get(modelId),
       health: context.health,
     });
   } catch (error) {
-    throw explainNoProvider(context.catalog, context.logger, call.route, error);
+    throw explainNoProvider(context.catalog, context.logger, input.call.route, error);
   }
-  selected = withinOutputCap(selected, call.request);
+  selected = withinOutputCap(selected, input.call.request);
+  const call = { ...input.call, request: truncateToContext(input.call.request, selected) };
   const cacheKey = call.request.promptCacheKey;
   const candidates =
     cacheKey === undefined || call.route.provider !== undefined
@@ -89,15 +96,18 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   const owner = { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId };
 
   const { candidate, value } = await tryCandidates(context, candidates, input.signal, async (candidate, control) => {
-    const planned = await planReservation(context.ledger, candidate, call.request, prompt, owner);
+    const { request: preferred, omitted } = dropUnmetPreferences(context.catalog, call, candidate);
+    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner);
     const { reservation } = planned;
-    const request = withoutAdvisoryReasoning(untagRequestSignatures(planned.request, candidate.provider.api), candidate);
+    const request = untagRequestSignatures(planned.request, candidate.provider.api);
+    // The request log records what was left out, in the row that commits with the charge.
+    const onSettled = (settlement: StreamSettlement) => input.onSettled?.(candidate, omitted.length > 0 ? { ...settlement, omitted } : settlement);
     const adapter = context.providers.textAdapter(candidate.provider.api);
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
     try {
-      // Decided on the planned request: its reasoning before advisory reasoning was dropped for this endpoint.
-      const passThrough = planPassThrough(input.api, input.body, candidate, planned.request);
+      // The client's body still carries what was left out for this endpoint: translated instead.
+      const passThrough = omitted.length === 0 ? planPassThrough(input.api, input.body, candidate, planned.request) : undefined;
       if (passThrough) {
         const relayed = await relayText(context, {
           candidate,
@@ -110,19 +120,19 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           countPrompt,
           startedAt,
           health: () => control.keepHealth(),
-          onSettled: (settlement) => input.onSettled?.(candidate, settlement),
+          onSettled,
         });
         rememberServer(candidate);
-        return relayed;
+        return { ...relayed, omitted };
       }
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
         const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images);
         // The request log row commits together with the charge (its cost is what was charged).
-        const charged = await context.ledger.settle(reservation, cost, input.onSettled?.(candidate, { usage, cost, status: 'completed' }));
+        const charged = await context.ledger.settle(reservation, cost, onSettled({ usage, cost, status: 'completed' }));
         rememberServer(candidate);
-        return { stream: false as const, relayed: false as const, result: { ...result, usage }, cost: charged };
+        return { stream: false as const, relayed: false as const, result: { ...result, usage }, cost: charged, omitted };
       }
       const parts = await adapter.stream(request, callContext);
       // From here the meter settles the reservation and reports to the breaker when the stream ends.
@@ -134,10 +144,10 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         prompt,
         countPrompt,
         startedAt,
-        onSettled: (settlement) => input.onSettled?.(candidate, settlement),
+        onSettled,
       });
       rememberServer(candidate);
-      return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close };
+      return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close, omitted };
     } catch (error) {
       await context.ledger.release(reservation);
       if (error instanceof GatewayError) throw inClientTerms(error, call.parameters);
@@ -168,15 +178,6 @@ function withinOutputCap(candidates: Candidate[], request: TextRequest): Candida
     `The maximum output tokens requested (${maxTokens}) is above what '${candidates[0].model.id}' can produce (${cap}): send max_tokens (max_output_tokens on /responses) of at most ${cap}, or leave it out`,
     'max_tokens',
   );
-}
-
-/**
- * Reasoning options that were advisory (adaptive thinking, an effort from /messages) and so did
- * not restrict routing are not sent to an endpoint that does not reason, which would refuse them.
- */
-function withoutAdvisoryReasoning(request: TextRequest, candidate: Candidate): TextRequest {
-  if (!request.reasoning || candidate.endpoint.supportedParameters.includes('reasoning')) return request;
-  return { ...request, reasoning: undefined };
 }
 
 /** Usage counted with the tokenizer, for an answer whose provider reported none. */

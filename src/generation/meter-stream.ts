@@ -14,6 +14,8 @@ export interface StreamSettlement {
   /** `completed`, `failed` (upstream died mid-stream) or `aborted` (the client left). */
   status: 'completed' | 'failed' | 'aborted';
   errorCode?: string;
+  /** What the request preferred and the endpoint could not honour, for the request log (see drop-unmet-preferences.ts). */
+  omitted?: readonly string[];
 }
 
 export interface MeteredStream<P extends RelayedPart = StreamPart> {

@@ -128,6 +128,34 @@ describe('selectCandidates: web search and its domain filter', () => {
   });
 });
 
+describe('selectCandidates: preferences are not requirements (contract §4)', () => {
+  // acme/chat-small reasons on its anthropic-wire endpoint only, which is the dearer one.
+  const reasoning = buildCatalog(
+    buildTestConfig({
+      yaml: testCatalogYaml.replace(
+        'supported_parameters: [max_tokens, temperature, top_p, top_k, stop, tools, tool_choice]',
+        'supported_parameters: [max_tokens, temperature, top_p, top_k, stop, tools, tool_choice, reasoning]',
+      ),
+    }),
+  );
+  const thinking = { name: 'reasoning' as const, field: 'thinking', preference: true as const };
+  const offeredSearch = { name: 'web_search' as const, field: 'tools[type=web_search]', preference: true as const };
+
+  it('refuses no endpoint for a preference, and puts the endpoints that honour it first', () => {
+    expect(select({ catalog: reasoning }).map((candidate) => candidate.provider.id)).toEqual(['sim', 'sim-anthropic']);
+    expect(select({ catalog: reasoning, parameters: [thinking] }).map((candidate) => candidate.provider.id)).toEqual(['sim-anthropic', 'sim']);
+  });
+
+  it('serves a model none of whose endpoints has an offered search, where the same search as a requirement is refused', () => {
+    expect(select({ parameters: [offeredSearch] }).map((candidate) => candidate.provider.id)).toEqual(['sim', 'sim-anthropic']);
+    expect(refusal(() => select({ parameters: [{ name: 'web_search', field: 'tools[type=web_search]' }] })).param).toBe('tools[type=web_search]');
+  });
+
+  it('still puts a provider the client or the account named before one that honours a preference', () => {
+    expect(select({ catalog: reasoning, parameters: [thinking], defaultProviderOf: () => 'sim' }).map((candidate) => candidate.provider.id)).toEqual(['sim', 'sim-anthropic']);
+  });
+});
+
 describe('EndpointHealth', () => {
   it('opens after consecutive failures, half-opens after the cool-down for one probe, and closes on success', () => {
     let now = 0;

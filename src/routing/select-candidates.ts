@@ -24,7 +24,9 @@ export interface SelectionInput {
 /**
  * Resolves `model` then `models[]` into the ordered list of endpoints to try (docs/api-decisions.md §4):
  * request preferences (`provider.only/ignore/order/sort/max_price`), the key's maximum prices,
- * the account's default provider first, then by price; endpoints whose circuit is open go last.
+ * the account's default provider first, then endpoints that honour the request's preferences
+ * (reasoning, an offered search), then by price; endpoints whose circuit is open go last. A
+ * requirement no endpoint of the model meets is a 400; a preference never is.
  * Pure: no I/O, so every rule is testable on its own.
  */
 export function selectCandidates(input: SelectionInput): Candidate[] {
@@ -35,9 +37,11 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
     throw invalidRequest("Free and paid models cannot be mixed in 'model' and 'models'", 'models');
   }
   const primary = catalog.modelById.get(route.model);
+  const requirements = input.parameters.filter((parameter) => !parameter.preference);
+  const preferences = input.parameters.filter((parameter) => parameter.preference);
   if (primary && apiEndpointsOf(primary).includes(input.api)) {
-    for (const parameter of input.parameters) {
-      if (!primary.endpoints.some((endpoint) => meets(catalog, endpoint, parameter))) {
+    for (const parameter of requirements) {
+      if (!primary.endpoints.some((endpoint) => endpointMeets(catalog, endpoint, parameter))) {
         if (parameter.onlyOn || parameter.name === 'web_search') throw requirementUnmet(parameter, primary.id, catalog, input.api);
         throw unsupportedParameter(parameter.field, `is not supported by model '${primary.id}'`);
       }
@@ -54,13 +58,15 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
       (endpoint) =>
         isEndpointAvailable(catalog, endpoint) &&
         (!input.stream || endpoint.streaming) &&
-        input.parameters.every((parameter) => meets(catalog, endpoint, parameter)),
+        requirements.every((parameter) => endpointMeets(catalog, endpoint, parameter)),
     );
     const preferred = applyPreferences(usable, route.provider);
     if (preferred.length < usable.length) excludedByRequest = true;
     const capped = preferred.filter((endpoint) => withinCap(endpoint.pricing, input.principal.maxPrice) && withinCap(endpoint.pricing, input.principal.modelMaxPrices[model.id]));
     if (capped.length < preferred.length) excludedByKeyPrice = true;
-    const ordered = orderEndpoints(capped, route.provider, input.defaultProviderOf(model.id), input.health);
+    const metPreferences = (endpoint: ModelEndpointConfig) =>
+      preferences.length === 0 ? 0 : preferences.filter((parameter) => endpointMeets(catalog, endpoint, parameter)).length;
+    const ordered = orderEndpoints(capped, route.provider, input.defaultProviderOf(model.id), input.health, metPreferences);
     for (const endpoint of ordered) {
       const provider = catalog.providerById.get(endpoint.provider)!;
       candidates.push({ model, endpoint, provider, healthKey: EndpointHealth.keyOf(provider.id, endpoint.model) });
@@ -78,7 +84,7 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
 }
 
 /** Whether an endpoint honours a requested parameter: it lists it, and its protocol is one the parameter needs. */
-function meets(catalog: Catalog, endpoint: ModelEndpointConfig, parameter: RequestedParameter): boolean {
+export function endpointMeets(catalog: Catalog, endpoint: ModelEndpointConfig, parameter: RequestedParameter): boolean {
   if (!endpoint.supportedParameters.includes(parameter.name)) return false;
   if (!parameter.onlyOn) return true;
   const api = catalog.providerById.get(endpoint.provider)?.api;
@@ -91,7 +97,7 @@ function meets(catalog: Catalog, endpoint: ModelEndpointConfig, parameter: Reque
  */
 function requirementUnmet(parameter: RequestedParameter, modelId: string, catalog: Catalog, api: ApiEndpoint): GatewayError {
   const offering = [...catalog.modelById.values()]
-    .filter((model) => apiEndpointsOf(model).includes(api) && model.endpoints.some((endpoint) => meets(catalog, endpoint, parameter)))
+    .filter((model) => apiEndpointsOf(model).includes(api) && model.endpoints.some((endpoint) => endpointMeets(catalog, endpoint, parameter)))
     .map((model) => model.id);
   if (parameter.onlyOn) {
     const alternatives = offering.length > 0 ? `remove it, or use a model that honours it (${offering.join(', ')})` : 'remove it: no model of this gateway honours it';
@@ -125,6 +131,7 @@ function orderEndpoints(
   preferences: ProviderPreferences | undefined,
   defaultProvider: string | undefined,
   health: EndpointHealth,
+  metPreferences: (endpoint: ModelEndpointConfig) => number,
 ): ModelEndpointConfig[] {
   const order = preferences?.order ?? (defaultProvider ? [defaultProvider] : []);
   const rankOf = (endpoint: ModelEndpointConfig) => {
@@ -132,7 +139,10 @@ function orderEndpoints(
     return index === -1 ? order.length : index;
   };
   const metric = sortMetric(preferences?.sort, health);
-  const sorted = [...endpoints].sort((a, b) => rankOf(a) - rankOf(b) || metric(a, b));
+  // A provider the client or the account named still comes first; among the rest, an endpoint
+  // that honours more of the request's preferences (it reasons, it has the offered search) goes
+  // before a cheaper one that would serve the request without them.
+  const sorted = [...endpoints].sort((a, b) => rankOf(a) - rankOf(b) || metPreferences(b) - metPreferences(a) || metric(a, b));
   // Open circuits go last rather than away: when everything is failing, still try.
   const isOpen = (endpoint: ModelEndpointConfig) => health.state(EndpointHealth.keyOf(endpoint.provider, endpoint.model)) === 'open';
   return [...sorted.filter((endpoint) => !isOpen(endpoint)), ...sorted.filter(isOpen)];

@@ -104,6 +104,8 @@ export interface RequestsTable {
   created_at: string;
   /** Nullable, added by a later migration (see RequestRecord.endUser). */
   end_user: string | null;
+  /** Nullable JSON array of field names, added by a later migration (see RequestRecord.omitted). */
+  omitted: string | null;
 }
 
 export interface UsageRollupsTable {

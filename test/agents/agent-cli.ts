@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 /** Where `.ci/run` installs the agent CLIs (`npm ci --prefix test/agents/cli`); kept out of the root install for their size. */
 export const agentCliDirectory = resolve('test/agents/cli');
 
-export type AgentCli = 'claude' | 'codex' | 'gemini';
+export type AgentCli = 'claude' | 'codex' | 'qwen' | 'pi' | 'gemini';
 
 export function agentCliPath(name: AgentCli): string {
   return join(agentCliDirectory, 'node_modules', '.bin', name);
@@ -36,7 +36,7 @@ export interface CliRun {
  */
 export function runCli(file: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolvePromise) => {
-    // stdin closed: both CLIs read a piped stdin as more prompt and would wait for it forever.
+    // stdin closed: the CLIs read a piped stdin as more prompt and would wait for it forever.
     const child = spawn(file, args, {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { agentCliAvailable, agentCliPath, makeTempDirectory, runCli, wireModels } from './agent-cli.js';
 
-// The real Codex CLI, offline, with the gateway as a custom Responses-API model provider.
+// The real Codex CLI, offline, with the gateway as a custom Responses-API model provider and no
+// other configuration: base URL, key (SWITCHYARD_API_KEY) and model (--model).
 describe.runIf(agentCliAvailable('codex'))('Codex CLI through the gateway', () => {
   let gateway: SimulatedGateway;
   let home: ReturnType<typeof makeTempDirectory>;
@@ -13,15 +14,12 @@ describe.runIf(agentCliAvailable('codex'))('Codex CLI through the gateway', () =
     gateway = await startSimulatedGateway({ credits: 1000 });
     home = makeTempDirectory('switchyard-codex-');
     mkdirSync(join(home.path, 'codex'));
-    // web_search disabled: none of the simulated models offers a search tool.
+    // Codex's defaults otherwise: its hosted web_search tool is offered on every request, and
+    // none of the simulated models has a search (served without it, contract §4).
     writeFileSync(
       join(home.path, 'codex', 'config.toml'),
       [
         'model_provider = "switchyard"',
-        'web_search = "disabled"',
-        'check_for_update_on_startup = false',
-        '[analytics]',
-        'enabled = false',
         '[model_providers.switchyard]',
         'name = "Switchyard"',
         `base_url = "${gateway.url}/v1"`,
@@ -80,5 +78,16 @@ describe.runIf(agentCliAvailable('codex'))('Codex CLI through the gateway', () =
     const money = await readAccountMoney(gateway);
     expect(money.reserved).toBe(0n);
     expect(money.usage).toBeGreaterThan(0n);
+  });
+
+  it('was offered Codex’s default web search on every request, and served each without it (no simulated model has one)', async () => {
+    await gateway.test.context.requestLog.flush();
+    const response = await gateway.test.app.inject({ method: 'GET', url: '/v1/requests?limit=100', headers: { authorization: `Bearer ${gateway.key}` } });
+    const rows = (response.json() as { data: Array<{ status: string; omitted: string[] }> }).data;
+    expect(rows.length).toBeGreaterThanOrEqual(wireModels.length * 3);
+    for (const row of rows) {
+      expect(row.status).toBe('completed');
+      expect(row.omitted).toContain('tools[type=web_search]');
+    }
   });
 });

@@ -97,23 +97,32 @@ describe('the Codex CLI request through the gateway', () => {
     });
   }
 
-  it('refuses the hosted web search on a model without one, naming the tool, the model, why and the models that offer it', async () => {
-    const error = await client.responses
-      .create({ ...codexBody('sim/backup', { webSearch: true }), stream: false } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    const message = (error as InstanceType<typeof OpenAI.BadRequestError>).message;
-    expect(message).toContain('web_search');
-    expect(message).toContain("'sim/backup'");
-    expect(message).toContain('no hosted web search');
-    expect(message).toContain('sim/openai-model, sim/anthropic-model, sim/gemini-model');
-  });
-
-  it('serves the same request on that model once Codex leaves the web search out', async () => {
-    const body = { ...codexBody('sim/backup'), reasoning: { summary: 'auto' }, stream: false };
-    const response = await client.responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+  it('serves Codex’s default request on a model with neither search nor reasoning, saying what it left out, in the answer and on the request log', async () => {
+    const body = { ...codexBody('sim/backup', { webSearch: true }), stream: false };
+    const { data: response, response: raw } = await client.responses
+      .create(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+      .withResponse();
     expect(response.status).toBe('completed');
     expect(response.output.some((item) => item.type === 'function_call')).toBe(true);
+    expect(raw.headers.get('x-switchyard-omitted')).toBe('tools[type=web_search], reasoning.effort');
+    const requestId = raw.headers.get('x-request-id');
+    await gateway.test.context.requestLog.flush();
+    const logged = await fetch(`${gateway.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${gateway.key}` } });
+    expect(((await logged.json()) as { data: { omitted: string[] } }).data.omitted).toEqual(['tools[type=web_search]', 'reasoning.effort']);
+  });
+
+  it('says nothing was left out where the model has both', async () => {
+    const { response: raw } = await client.responses
+      .create({ ...codexBody('sim/openai-model', { webSearch: true }), stream: false } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+      .withResponse();
+    expect(raw.headers.get('x-switchyard-omitted')).toBeNull();
+  });
+
+  it('still refuses a hosted tool the request forces, and says how to offer it instead', async () => {
+    const body = { ...codexBody('sim/backup', { webSearch: true }), tool_choice: { type: 'web_search' }, stream: false };
+    const error = await client.responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toContain("'web_search' forces a hosted tool");
   });
 
   it('still refuses a field the style does not define, by name', async () => {

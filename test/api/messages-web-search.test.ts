@@ -2,7 +2,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
-/** The Messages web search server tool: each provider's own search where it has one, a clear 400 elsewhere. */
+/**
+ * The Messages web search server tool: each provider's own search where it has one; elsewhere an
+ * offer the request is served without, which the answer names (contract §4).
+ */
 describe('the web_search server tool on /messages', () => {
   let gateway: SimulatedGateway;
   let client: Anthropic;
@@ -27,10 +30,22 @@ describe('the web_search server tool on /messages', () => {
     check(gateway.simulator.lastRequest(protocol)?.body);
   });
 
-  it('is refused on a model without search, with the models that have one', async () => {
-    const error = await client.messages.create({ model: 'sim/backup', max_tokens: 50, messages: [{ role: 'user', content: 'x' }], tools: [searchTool] }).catch((caught: unknown) => caught);
+  it('is served without the search on a model that has none, and the answer says so', async () => {
+    gateway.simulator.reset();
+    const { data: message, response } = await client.messages
+      .create({ model: 'sim/backup', max_tokens: 50, messages: [{ role: 'user', content: 'x' }], tools: [searchTool] })
+      .withResponse();
+    expect(message.content.length).toBeGreaterThan(0);
+    expect(response.headers.get('x-switchyard-omitted')).toBe('tools[type=web_search]');
+    expect(gateway.simulator.lastRequest('anthropic')?.body).not.toHaveProperty('tools');
+  });
+
+  it('is still refused when tool_choice forces it', async () => {
+    const error = await client.messages
+      .create({ model: 'sim/anthropic-model', max_tokens: 50, messages: [{ role: 'user', content: 'x' }], tools: [searchTool], tool_choice: { type: 'tool', name: 'web_search' } })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as Error).message).toContain('sim/openai-model, sim/anthropic-model, sim/gemini-model');
+    expect((error as Error).message).toContain("forces the server tool 'web_search'");
   });
 
   describe('with a domain filter', () => {
@@ -51,19 +66,16 @@ describe('the web_search server tool on /messages', () => {
       ['sim/openai-model', 'blocked_domains', { blocked_domains: ['spam.example'] }],
       ['sim/gemini-model', 'allowed_domains', { allowed_domains: ['example.com'] }],
       ['sim/gemini-model', 'blocked_domains', { blocked_domains: ['spam.example'] }],
-    ])('refuses it on %s, whose search cannot take %s, naming the field, the model, why and the models that honour it', async (model, field, filter) => {
+    ])('serves it on %s, whose search cannot take %s, without the search rather than searching every site', async (model, field, filter) => {
       gateway.simulator.reset();
-      const error = await client.messages
+      const { data: message, response } = await client.messages
         .create({ model, max_tokens: 50, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'f', input_schema: { type: 'object' } }, { ...searchTool, ...filter }] })
-        .catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-      expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-      expect((error as Error).message).toContain(
-        `Unsupported parameter: 'tools[1].${field}' is not supported by model '${model}': its provider’s web search cannot be restricted by domain`,
-      );
-      expect((error as Error).message).toContain('searching every site instead would not be what was asked; remove it, or use a model that honours it (sim/anthropic-model).');
-      // Refused before any provider was asked.
-      expect(gateway.simulator.lastRequest(model === 'sim/openai-model' ? 'openai' : 'gemini')).toBeUndefined();
+        .withResponse();
+      expect(message.content.length).toBeGreaterThan(0);
+      expect(response.headers.get('x-switchyard-omitted')).toBe(`tools[type=web_search], tools[1].${field}`);
+      const upstream = gateway.simulator.lastRequest(model === 'sim/openai-model' ? 'openai' : 'gemini')?.body as Record<string, unknown>;
+      expect(upstream).not.toHaveProperty('web_search_options');
+      expect(JSON.stringify(upstream.tools)).not.toContain('googleSearch');
     });
 
     it('accepts an empty list, which restricts nothing, on any model', async () => {

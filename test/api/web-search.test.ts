@@ -4,7 +4,8 @@ import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } fr
 
 /**
  * Chat Completions' `web_search_options` and the Responses `web_search` tool: served where the
- * endpoint has a search, refused with alternatives elsewhere; a domain filter only where the search takes one.
+ * endpoint has a search; elsewhere (a domain filter: where the search takes none) an offer the
+ * request is served without, which the answer names (contract §4).
  */
 describe('hosted web search from Chat Completions', () => {
   let gateway: SimulatedGateway;
@@ -30,14 +31,12 @@ describe('hosted web search from Chat Completions', () => {
     });
   }
 
-  it('refuses it on a model without search, naming the field, the model, why, and the models that have one', async () => {
-    const error = await client.chat.completions
+  it('serves it without the search on a model that has none, naming web_search_options in x-switchyard-omitted', async () => {
+    const { data: completion, response } = await client.chat.completions
       .create({ model: 'sim/backup', messages: [{ role: 'user', content: 'x' }], web_search_options: {} })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as Error).message).toBe(
-      "400 Unsupported parameter: 'web_search_options' is not supported by model 'sim/backup': its provider has no hosted web search to run the tool; remove the tool, or use a model that offers it (sim/openai-model, sim/anthropic-model, sim/gemini-model).",
-    );
+      .withResponse();
+    expect(completion.choices[0].message.content).toContain('x');
+    expect(response.headers.get('x-switchyard-omitted')).toBe('web_search_options');
   });
 
   describe('a Responses web_search tool with filters.allowed_domains', () => {
@@ -50,13 +49,14 @@ describe('hosted web search from Chat Completions', () => {
       expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ tools: [{ type: 'web_search_20250305', name: 'web_search', allowed_domains: ['example.com'] }] });
     });
 
-    it.each(['sim/openai-model', 'sim/gemini-model'])('is refused on %s, whose search has no domain filter, naming the field, the model, why and the models that honour it', async (model) => {
-      const error = await client.responses.create({ model, input: 'x', tools: [search(['example.com'])] }).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-      expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('tools[0].filters.allowed_domains');
-      expect((error as Error).message).toBe(
-        `400 Unsupported parameter: 'tools[0].filters.allowed_domains' is not supported by model '${model}': its provider’s web search cannot be restricted by domain (OpenAI’s Chat Completions web search and Gemini’s Google Search grounding take no domain filter), and searching every site instead would not be what was asked; remove it, or use a model that honours it (sim/anthropic-model).`,
-      );
+    it.each(['sim/openai-model', 'sim/gemini-model'])('is served on %s, whose search has no domain filter, without the search rather than searching every site', async (model) => {
+      gateway.simulator.reset();
+      const { data: response, response: raw } = await client.responses.create({ model, input: 'x', tools: [search(['example.com'])] }).withResponse();
+      expect(response.status).toBe('completed');
+      expect(raw.headers.get('x-switchyard-omitted')).toBe('tools[type=web_search], tools[0].filters.allowed_domains');
+      const upstream = gateway.simulator.lastRequest(model === 'sim/openai-model' ? 'openai' : 'gemini')?.body as Record<string, unknown>;
+      expect(upstream).not.toHaveProperty('web_search_options');
+      expect(JSON.stringify(upstream.tools ?? [])).not.toContain('googleSearch');
     });
 
     it('is accepted with an empty list, which restricts nothing, on any model', async () => {

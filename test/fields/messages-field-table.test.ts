@@ -20,14 +20,21 @@ const block = 'the block itself, translated as the `messages` row says';
  * must be refused as a whole by the decoder (checked below).
  */
 const nestedPaths: Record<string, NestedPath> = {
-  // Custom tools and the web search server tool; other server tools are refused by their type (the `tools` row).
+  // Custom tools, the web search server tool, and the server tools offered that the request is
+  // served without (web fetch, code execution); the client-run tools are refused by their type (the `tools` row).
   'tools[]': {
-    accepted: ['custom', 'web_search_20250305', 'web_search_20260209', 'web_search_20260318'],
+    accepted: [
+      'custom', 'web_search_20250305', 'web_search_20260209', 'web_search_20260318',
+      'web_fetch_20250910', 'web_fetch_20260209', 'web_fetch_20260309', 'web_fetch_20260318',
+      'code_execution_20250522', 'code_execution_20250825', 'code_execution_20260120', 'code_execution_20260521',
+    ],
     covered: {
       type: 'the discriminator: the `tools` row says which tools are accepted',
       name: 'the tool’s definition, translated as the `tools` row says',
       description: 'the tool’s definition, translated as the `tools` row says',
       input_schema: 'the tool’s definition, translated as the `tools` row says',
+      // Web fetch settings: the tool itself is left out, as its `tools[].type=web_fetch_*` row says.
+      ...Object.fromEntries(['citations', 'max_content_tokens', 'url_sources', 'use_cache'].map((key) => [key, 'a setting of a server tool the request is served without'])),
     },
   },
   tool_choice: { accepted: ['auto', 'any', 'tool', 'none'], covered: { type: 'the choice itself, translated as the `tool_choice` row says' } },

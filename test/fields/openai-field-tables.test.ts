@@ -71,13 +71,24 @@ const styles: Array<{
     nested: {
       // Functions, namespaces, web search and tool_search; every other built-in tool is refused by its type.
       'tools[]': {
-        accepted: ['function', 'namespace', 'web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11', 'tool_search'],
+        accepted: [
+          'function', 'namespace', 'web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11', 'tool_search',
+          'file_search', 'code_interpreter', 'image_generation', 'mcp',
+        ],
         covered: {
           type: 'the discriminator: the `tools[].type=…` rows and the `tools` row say what each type becomes',
           name: functionTool,
           description: functionTool,
           parameters: functionTool,
           tools: 'a namespace’s functions, as the `tools[].type=namespace` row says',
+          // The settings of the hosted tools no provider runs here: the tool itself is left out, as its `tools[].type=…` row says.
+          ...Object.fromEntries(
+            [
+              'action', 'allowed_tools', 'authorization', 'background', 'connector_id', 'container', 'headers', 'input_fidelity', 'input_image_mask',
+              'max_num_results', 'model', 'moderation', 'output_compression', 'output_format', 'partial_images', 'quality', 'ranking_options',
+              'require_approval', 'server_description', 'server_label', 'server_url', 'size', 'tunnel_id', 'vector_store_ids',
+            ].map((key) => [key, 'a setting of a hosted tool the request is served without (its `tools[].type=…` row)']),
+          ),
         },
       },
       text: {},

@@ -173,10 +173,10 @@ describe('decodeChatCompletionsRequest: refused fields', () => {
     expect(call.request).toMatchObject({ promptCacheKey: 'k1', user: 'u1', parallelToolCalls: true });
   });
 
-  it('reads web_search_options as a web search routing must find', () => {
+  it('reads web_search_options as an offered web search: a preference, never a requirement', () => {
     const call = decode({ web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { city: 'Oslo' } } } });
     expect(call.request.webSearch).toEqual({ contextSize: 'low', userLocation: { city: 'Oslo' } });
-    expect(call.parameters).toEqual([{ name: 'web_search', field: 'web_search_options' }]);
+    expect(call.parameters).toEqual([{ name: 'web_search', field: 'web_search_options', preference: true }]);
     expect(refusalOf({ web_search_options: { search_context_size: 'huge' } }).param).toBe('web_search_options.search_context_size');
     expect(refusalOf({ metadata: { a: 5 } }).param).toBe('metadata.a');
   });

@@ -69,15 +69,16 @@ export function decodeChatCompletionsRequest(body: Record<string, unknown>): Dec
   if (given('seed', 'seed')) request.seed = readInteger(body.seed, 'seed', Number.MIN_SAFE_INTEGER);
   if (given('stop', 'stop')) request.stop = decodeStop(body.stop);
   if (given('response_format', 'response_format')) request.responseFormat = decodeResponseFormat(body.response_format);
-  decodeReasoning(body, request, given);
+  decodeReasoning(body, request, parameters);
   if (!isAbsent(body.user)) request.user = readString(body.user, 'user');
   // The request log's end user: OpenAI's newer `safety_identifier` (shape checked above) wins.
   const endUser = isAbsent(body.safety_identifier) ? request.user : (body.safety_identifier as string);
   if (endUser !== undefined) request.endUser = endUser;
   if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = readString(body.prompt_cache_key, 'prompt_cache_key');
   if (!isAbsent(body.web_search_options)) {
+    // The search is offered, never forced: a preference, left out where the endpoint has none.
     request.webSearch = decodeWebSearchOptions(body.web_search_options);
-    parameters.push({ name: 'web_search', field: 'web_search_options' });
+    parameters.push({ name: 'web_search', field: 'web_search_options', preference: true });
   }
   return { route, request, parameters };
 }
@@ -100,16 +101,24 @@ function decodeMaxTokens(body: Record<string, unknown>, request: TextRequest, gi
 }
 
 /** `reasoning_effort` (OpenAI) and `reasoning` (OpenRouter) say the same thing; one at a time. */
-function decodeReasoning(body: Record<string, unknown>, request: TextRequest, given: Given): void {
+function decodeReasoning(body: Record<string, unknown>, request: TextRequest, parameters: RequestedParameter[]): void {
   if (!isAbsent(body.reasoning_effort) && !isAbsent(body.reasoning)) {
     throw invalidRequest("Set only one of 'reasoning_effort' and 'reasoning'", 'reasoning');
   }
   // `none` asks for no reasoning: the neutral value, never a requirement.
   if (body.reasoning_effort === 'none') return;
-  if (given('reasoning_effort', 'reasoning')) request.reasoning = decodeReasoningEffort(body.reasoning_effort);
+  // A preference (contract §4): endpoints that reason go first; where the model does not reason,
+  // the request is served without it and the answer says so.
+  if (!isAbsent(body.reasoning_effort)) {
+    request.reasoning = decodeReasoningEffort(body.reasoning_effort);
+    parameters.push({ name: 'reasoning', field: 'reasoning_effort', preference: true });
+  }
   if (!isAbsent(body.reasoning)) {
     const reasoning = decodeReasoningObject(body.reasoning);
-    if (reasoning !== undefined && given('reasoning', 'reasoning')) request.reasoning = reasoning;
+    if (reasoning !== undefined) {
+      request.reasoning = reasoning;
+      parameters.push({ name: 'reasoning', field: 'reasoning', preference: true });
+    }
   }
 }
 

@@ -1,4 +1,6 @@
-import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+
+const { unreasoned, unsearched } = preferenceNotes;
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 const penalty = (name: string) =>
@@ -47,13 +49,21 @@ export const chatCompletionsFieldTable: FieldTable = [
   { field: 'tool_choice', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'auto/any/tool/none' }, { kind: 'translated', note: 'functionCallingConfig' }) },
   { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
   { field: 'response_format', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'output_config.format json_schema; json_object refused' }, { kind: 'translated', note: 'responseMimeType + responseJsonSchema' }) },
-  { field: 'reasoning_effort', handling: perProtocol({ kind: 'native', note: "'none' asks for nothing (not forwarded)" }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
-  { field: 'reasoning', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort; max_tokens refused; enabled: true = medium, false = none; exclude: true refused' }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
+  { field: 'reasoning_effort', handling: perProtocol(
+    { kind: 'native', note: `'none' asks for nothing (not forwarded); ${unreasoned}` },
+    { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },
+    { kind: 'translated', note: `thinkingConfig.thinkingBudget; ${unreasoned}` },
+  ) },
+  { field: 'reasoning', handling: perProtocol(
+    { kind: 'translated', note: `reasoning_effort; max_tokens refused; enabled: true = medium, false = none; exclude: true refused; ${unreasoned}` },
+    { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },
+    { kind: 'translated', note: `thinkingConfig.thinkingBudget; ${unreasoned}` },
+  ) },
   { field: 'verbosity', handling: onEveryProtocol('hint', 'OpenAI’s own models read it, others answer as they would') },
   { field: 'web_search_options', handling: perProtocol(
-    { kind: 'native' },
-    { kind: 'translated', note: 'server tool web_search_20250305' },
-    { kind: 'translated', note: 'googleSearch grounding' },
+    { kind: 'native', note: unsearched },
+    { kind: 'translated', note: `server tool web_search_20250305; ${unsearched}` },
+    { kind: 'translated', note: `googleSearch grounding; ${unsearched}` },
   ) },
   { field: 'user', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'metadata.user_id' }, { kind: 'hint', note: 'no Gemini field; recorded as the log’s end_user' }) },
   { field: 'metadata', handling: onEveryProtocol('hint', 'not forwarded') },

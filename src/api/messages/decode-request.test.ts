@@ -99,8 +99,12 @@ describe('decodeMessagesRequest: parameters', () => {
     const call = decode({ thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: { type: 'json_schema', schema } } });
     expect(call.request.reasoning).toEqual({ adaptive: true, effort: 'high' });
     expect(call.request.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema });
-    // Adaptive thinking and an effort are advisory: only the schema restricts routing.
-    expect(call.parameters).toEqual([{ name: 'response_format', field: 'output_config.format' }]);
+    // Adaptive thinking and an effort are preferences: only the schema restricts routing.
+    expect(call.parameters).toEqual([
+      { name: 'reasoning', field: 'thinking', preference: true },
+      { name: 'reasoning', field: 'output_config.effort', preference: true },
+      { name: 'response_format', field: 'output_config.format' },
+    ]);
   });
 
   it.each([
@@ -181,6 +185,32 @@ describe('decodeMessagesRequest: tools', () => {
   });
 });
 
+describe('decodeMessagesRequest: server tools offered, forced, or the client’s own', () => {
+  const search = { type: 'web_search_20250305', name: 'web_search' };
+  const weather = { name: 'weather', input_schema: { type: 'object' } };
+
+  it('takes web fetch and code execution, which no provider runs here, as offers the request is served without', () => {
+    const call = decode({ tools: [weather, { type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 2 }, { type: 'code_execution_20250825', name: 'code_execution' }] });
+    expect(call.offeredTools).toEqual([
+      { tool: 'web_fetch_20250910', field: 'tools[type=web_fetch_20250910]' },
+      { tool: 'code_execution_20250825', field: 'tools[type=code_execution_20250825]' },
+    ]);
+    expect(call.request.tools?.map((tool) => tool.name)).toEqual(['weather']);
+  });
+
+  it('refuses a tool_choice that forces a server tool, saying the gateway cannot force one', () => {
+    for (const tools of [[search], [{ type: 'web_fetch_20250910', name: 'web_fetch' }]]) {
+      const error = refusalOf({ tools, tool_choice: { type: 'tool', name: tools[0].name } });
+      expect(error).toMatchObject({ code: 'invalid_request', param: 'tool_choice.name' });
+      expect(error.message).toContain(`forces the server tool '${tools[0].name}'`);
+    }
+  });
+
+  it('still refuses the tools Anthropic defines for the client to run', () => {
+    expect(refusalOf({ tools: [{ type: 'bash_20250124', name: 'bash' }] })).toMatchObject({ code: 'invalid_request', param: 'tools[0].type' });
+  });
+});
+
 describe('decodeMessagesRequest: web search domain filters', () => {
   const search = { type: 'web_search_20250305', name: 'web_search' };
 
@@ -202,7 +232,7 @@ describe('decodeMessagesRequest: web search domain filters', () => {
     for (const extra of [{ allowed_domains: [] }, { blocked_domains: [] }, { allowed_domains: null, blocked_domains: null }]) {
       const call = decode({ tools: [{ ...search, ...extra }] });
       expect(call.request.webSearch).toEqual({});
-      expect(call.parameters).toEqual([{ name: 'web_search', field: 'tools[type=web_search]' }]);
+      expect(call.parameters).toEqual([{ name: 'web_search', field: 'tools[type=web_search]', preference: true }]);
     }
   });
 });
@@ -244,19 +274,19 @@ describe('decodeMessagesRequest: thinking and output_config fields only Claude h
     const enabled = decode({ thinking: { type: 'enabled', budget_tokens: 2048, block_binding: binding } });
     expect(enabled.request.reasoning).toEqual({ maxTokens: 2048, effort: 'low' });
     expect(enabled.request.anthropic).toEqual({ body: {}, betas: [], blockBinding: binding });
-    expect(enabled.parameters).toEqual([{ name: 'reasoning', field: 'thinking' }]);
+    expect(enabled.parameters).toEqual([{ name: 'reasoning', field: 'thinking', preference: true }]);
     const adaptive = decode({ thinking: { type: 'adaptive', display: 'omitted', block_binding: {} } });
     expect(adaptive.request.reasoning).toEqual({ adaptive: true, display: 'omitted' });
     expect(adaptive.request.anthropic?.blockBinding).toEqual({});
     expect(decode({ thinking: { type: 'adaptive', block_binding: null } }).request.anthropic).toBeUndefined();
   });
 
-  it('keeps output_config.task_budget for Anthropic, as a hint that restricts no route', () => {
+  it('keeps output_config.task_budget for Anthropic, as a hint that restricts no route (the effort beside it a preference)', () => {
     const budget = { type: 'tokens', total: 64_000, remaining: 12_000 };
     const call = decode({ output_config: { effort: 'high', task_budget: budget } });
     expect(call.request.anthropic).toEqual({ body: {}, betas: [], effort: 'high', taskBudget: budget });
     expect(call.request.reasoning).toEqual({ effort: 'high' });
-    expect(call.parameters).toEqual([]);
+    expect(call.parameters).toEqual([{ name: 'reasoning', field: 'output_config.effort', preference: true }]);
     expect(decode({ output_config: { task_budget: null } }).request.anthropic).toBeUndefined();
   });
 

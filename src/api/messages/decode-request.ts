@@ -5,7 +5,7 @@ import { decodeRouteRequest } from '../shared/decode-route-request.js';
 import { topLevelFields } from '../shared/field-table.js';
 import { decodeAnthropicOptions } from './decode-anthropic-options.js';
 import { messagesFieldTable } from './field-table.js';
-import { webSearchDomainFilter, type DecodedTextCall, type RequestedParameter } from '../shared/text-call.js';
+import { webSearchDomainFilter, type DecodedTextCall, type OfferedHostedTool, type RequestedParameter } from '../shared/text-call.js';
 import { isAbsent, readBoolean, readInteger, readNumber, readStringList } from '../shared/read-json-fields.js';
 import { decodeMessages, decodeSystem } from './decode-messages.js';
 import { decodeMetadataUser, decodeOutputConfig, decodeOutputFormat, decodeThinking } from './decode-output-options.js';
@@ -34,24 +34,28 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
   const parameters: RequestedParameter[] = [];
   const record = (field: string, name: CanonicalParameter) => parameters.push({ name, field });
   const has = (field: string) => !isAbsent(body[field]);
+  let serverToolNames: string[] = [];
+  let offeredTools: OfferedHostedTool[] = [];
 
   const anthropic = decodeAnthropicOptions(body, headers, hasBlockBreakpoints(body));
   if (anthropic) request.anthropic = anthropic;
   if (has('tools')) {
-    const { tools, webSearch, domainFilter } = decodeTools(body.tools);
+    const { tools, webSearch, domainFilter, offered, serverToolNames: names } = decodeTools(body.tools);
+    serverToolNames = names;
+    offeredTools = offered;
     if (tools.length > 0) {
       request.tools = tools;
       record('tools', 'tools');
     }
     if (webSearch) {
+      // Offered, never forced (tool_choice may not name it): a preference.
       request.webSearch = webSearch;
-      record('tools[type=web_search]', 'web_search');
-      // After the search itself, so that a model without any search is refused for that first.
-      if (domainFilter) parameters.push(webSearchDomainFilter(domainFilter));
+      parameters.push({ name: 'web_search', field: 'tools[type=web_search]', preference: true });
+      if (domainFilter) parameters.push({ ...webSearchDomainFilter(domainFilter), preference: true });
     }
   }
   if (has('tool_choice')) {
-    const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, request.tools);
+    const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, request.tools, serverToolNames);
     request.toolChoice = toolChoice;
     record('tool_choice', 'tool_choice');
     // A hint: honoured where the provider has the switch, and a provider that has none decides itself.
@@ -73,12 +77,12 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
     request.topK = readInteger(body.top_k, 'top_k', 0);
     record('top_k', 'top_k');
   }
-  decodeReasoningAndFormat(body, request, record);
+  decodeReasoningAndFormat(body, request, record, parameters);
   // An end-user id is a hint (recorded, forwarded where a provider has a field), never a
   // requirement that routing checks against endpoints.
   const user = has('metadata') ? decodeMetadataUser(body.metadata) : undefined;
   if (user !== undefined) request.user = request.endUser = user;
-  return { route, request, parameters };
+  return { route, request, parameters, ...(offeredTools.length > 0 && { offeredTools }) };
 }
 
 /**
@@ -86,16 +90,23 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: Re
  * What Anthropic takes as sent (`disabled`, `between_tools`, `block_binding`, the effort itself,
  * `task_budget`) goes into `request.anthropic`, which only the Anthropic adapter reads.
  */
-function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRequest, record: (field: string, name: CanonicalParameter) => void): void {
+function decodeReasoningAndFormat(
+  body: Record<string, unknown>,
+  request: TextRequest,
+  record: (field: string, name: CanonicalParameter) => void,
+  parameters: RequestedParameter[],
+): void {
+  // Reasoning is a preference (contract §4): endpoints that reason go first, and where the model
+  // does not reason the request is served without it (Qwen Code and Claude Code send thinking on
+  // every request, whatever the model).
+  const preferReasoning = (field: string) => parameters.push({ name: 'reasoning', field, preference: true });
   let thinkingOff = false;
   if (!isAbsent(body.thinking)) {
     const { reasoning, disabled, betweenTools, blockBinding } = decodeThinking(body.thinking);
     thinkingOff = disabled === true || betweenTools === true;
     if (reasoning) {
       request.reasoning = reasoning;
-      // A budget asks for thinking; adaptive thinking lets the model decide, so a model that
-      // does not think answers as it is (Claude Code sends it on every request).
-      if (!reasoning.adaptive) record('thinking', 'reasoning');
+      preferReasoning('thinking');
     }
     if (disabled) addAnthropicOptions(request, { thinkingDisabled: disabled });
     if (betweenTools) addAnthropicOptions(request, { betweenTools });
@@ -113,7 +124,10 @@ function decodeReasoningAndFormat(body: Record<string, unknown>, request: TextRe
   // An effort is advisory as well: it tunes thinking where there is thinking. Beside thinking the
   // client turned off it is Anthropic's alone (there it also governs the answer's length and tool
   // calls): it asks no other protocol to reason.
-  if (effort && !thinkingOff) request.reasoning = { ...request.reasoning, effort };
+  if (effort && !thinkingOff) {
+    request.reasoning = { ...request.reasoning, effort };
+    preferReasoning('output_config.effort');
+  }
   if (responseFormat) {
     request.responseFormat = responseFormat;
     record('output_config.format', 'response_format');

@@ -2,6 +2,7 @@ import type { ToolChoice, ToolDefinition, WebSearchOptions } from '../../core/te
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { isAbsent, readArray, readBoolean, readObject, readString, readStringList, rejectUnknownKeys, type JsonObject } from '../shared/read-json-fields.js';
 import { checkCacheControl } from './decode-content-blocks.js';
+import type { OfferedHostedTool } from '../shared/text-call.js';
 
 /** `defer_loading` and `eager_input_streaming` are hints (see the field table): checked, not forwarded. */
 const toolKeys = new Set(['type', 'name', 'description', 'input_schema', 'cache_control', 'strict', 'defer_loading', 'eager_input_streaming']);
@@ -13,21 +14,32 @@ const choiceKeys: Record<string, ReadonlySet<string>> = {
 };
 
 const webSearchKeys = new Set(['type', 'name', 'max_uses', 'allowed_domains', 'blocked_domains', 'user_location', 'cache_control']);
+/**
+ * Anthropic's server tools that no provider protocol of this gateway runs (web fetch, code
+ * execution), by the prefix of their versioned type: offered, the request is served without them
+ * and says so (contract §4); forced by `tool_choice`, refused.
+ */
+const unservedServerTools = ['web_fetch_', 'code_execution_'];
 
 export interface DecodedTools {
   tools: ToolDefinition[];
   webSearch?: WebSearchOptions;
   /** The web search tool's domain filter (`tools[i].allowed_domains` or `.blocked_domains`), when it has one. */
   domainFilter?: string;
+  /** Server tools offered that no provider runs here (`unservedServerTools`). */
+  offered: OfferedHostedTool[];
+  /** The names of the server tools offered (search included), which `tool_choice` may not force. */
+  serverToolNames: string[];
 }
 
 /**
  * `tools`: custom tools, and the web search server tool, which becomes the hosted search of
- * whichever provider serves (Anthropic's own tool, Gemini's grounding, OpenAI's search). Other
- * server tools (bash, code execution…) run inside Anthropic's API and are refused.
+ * whichever provider serves (Anthropic's own tool, Gemini's grounding, OpenAI's search). Web
+ * fetch and code execution are offers the request is served without. The tools Anthropic defines
+ * for the client to run (bash, text editor, computer, memory) have no equivalent elsewhere: refused.
  */
 export function decodeTools(value: unknown): DecodedTools {
-  const decoded: DecodedTools = { tools: [] };
+  const decoded: DecodedTools = { tools: [], offered: [], serverToolNames: [] };
   decoded.tools = readArray(value, 'tools').flatMap((entry, index): ToolDefinition[] => {
     const field = `tools[${index}]`;
     const tool = readObject(entry, field);
@@ -35,10 +47,16 @@ export function decodeTools(value: unknown): DecodedTools {
       decoded.webSearch = decodeWebSearchTool(tool, field);
       const filter = decoded.webSearch.allowedDomains ? 'allowed_domains' : decoded.webSearch.blockedDomains ? 'blocked_domains' : undefined;
       if (filter) decoded.domainFilter = `${field}.${filter}`;
+      decoded.serverToolNames.push(typeof tool.name === 'string' ? tool.name : 'web_search');
+      return [];
+    }
+    if (typeof tool.type === 'string' && unservedServerTools.some((prefix) => (tool.type as string).startsWith(prefix))) {
+      decoded.offered.push({ tool: tool.type, field: `tools[type=${tool.type}]` });
+      if (typeof tool.name === 'string') decoded.serverToolNames.push(tool.name);
       return [];
     }
     if (!isAbsent(tool.type) && tool.type !== 'custom') {
-      throw unsupportedParameter(`${field}.type`, `value '${String(tool.type)}' is not supported (this server tool runs only on Anthropic's API; use custom tools, or web_search)`);
+      throw unsupportedParameter(`${field}.type`, `value '${String(tool.type)}' is not supported (this tool exists only on Anthropic's API; use custom tools, web_search, web_fetch or code_execution)`);
     }
     rejectUnknownKeys(tool, toolKeys, field);
     checkCacheControl(tool.cache_control, `${field}.cache_control`);
@@ -89,9 +107,18 @@ export interface DecodedToolChoice {
   parallelToolCalls?: boolean;
 }
 
-/** `tool_choice`: `{type: auto | any | tool | none}`; `any` is OpenAI's `required`. */
-export function decodeToolChoice(value: unknown, tools: ToolDefinition[] | undefined): DecodedToolChoice {
+/**
+ * `tool_choice`: `{type: auto | any | tool | none}`; `any` is OpenAI's `required`. Naming a server
+ * tool forces it: the gateway cannot make any provider run a server tool, so that is refused.
+ */
+export function decodeToolChoice(value: unknown, tools: ToolDefinition[] | undefined, serverToolNames: readonly string[] = []): DecodedToolChoice {
   const choice = readObject(value, 'tool_choice');
+  if (choice.type === 'tool' && typeof choice.name === 'string' && serverToolNames.includes(choice.name)) {
+    throw unsupportedParameter(
+      'tool_choice.name',
+      `forces the server tool '${choice.name}', which the gateway cannot make any provider run; send tool_choice auto to offer it (the model decides, and where the endpoint has no such tool the request is served without it)`,
+    );
+  }
   const decoded = decodeChoiceType(choice.type, choice.name, tools);
   rejectUnknownKeys(choice, choiceKeys[choice.type as string], 'tool_choice');
   if (isAbsent(choice.disable_parallel_tool_use)) return { toolChoice: decoded };

@@ -1,4 +1,6 @@
-import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+
+const { unreasoned, unsearched, unserved } = preferenceNotes;
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 /** Anthropic-only fields that change nothing a client relies on: forwarded there, ignored elsewhere. */
@@ -8,13 +10,13 @@ const anthropicHint = (note: string, anthropicNote?: string) =>
 const anthropicOnly = (why: string) => perProtocol({ kind: 'refused', note: why }, { kind: 'native' }, { kind: 'refused', note: why });
 /**
  * A web search domain filter restricts what is searched, so a search of every site is no
- * substitute: only Anthropic's search takes one (routing picks an anthropic-wire endpoint;
- * see `webSearchDomainFilter`).
+ * substitute: only Anthropic's search takes one (routing prefers an anthropic-wire endpoint;
+ * see `webSearchDomainFilter`); elsewhere the offered search is left out, and said.
  */
 const domainFilter = perProtocol(
-  { kind: 'refused', note: 'web search: web_search_options has no domain filter; 400 naming the models whose search honours it (an empty list accepted)' },
+  { kind: 'hint', note: 'web search: web_search_options has no domain filter, so the search is left out rather than run on every site, named in x-switchyard-omitted; endpoints whose search honours it go first (an empty list restricts nothing)' },
   { kind: 'native', note: 'also when translated; not together with the other filter' },
-  { kind: 'refused', note: 'web search: googleSearch has no domain filter in the Gemini API; 400 naming the models whose search honours it (an empty list accepted)' },
+  { kind: 'hint', note: 'web search: googleSearch has no domain filter in the Gemini API, so the search is left out rather than run on every site, named in x-switchyard-omitted; endpoints whose search honours it go first (an empty list restricts nothing)' },
 );
 
 /**
@@ -37,10 +39,12 @@ export const messagesFieldTable: FieldTable = [
   { field: 'top_p', handling: perProtocol({ kind: 'native' }, { kind: 'native' }, { kind: 'translated', note: 'topP' }) },
   { field: 'top_k', handling: perProtocol({ kind: 'native', note: 'OpenAI itself refuses it' }, { kind: 'native' }, { kind: 'translated', note: 'topK' }) },
   { field: 'tools', handling: perProtocol(
-    { kind: 'translated', note: 'function tools; web_search_* → web_search_options; other server tools refused' },
-    { kind: 'native', note: 'custom tools and web_search_*; other server tools refused' },
-    { kind: 'translated', note: 'functionDeclarations; web_search_* → googleSearch; other server tools refused' },
+    { kind: 'translated', note: `function tools; web_search_* → web_search_options (${unsearched}); bash, text editor, computer, memory refused` },
+    { kind: 'native', note: `custom tools and web_search_* (${unsearched}); bash, text editor, computer, memory refused` },
+    { kind: 'translated', note: `functionDeclarations; web_search_* → googleSearch (${unsearched}); bash, text editor, computer, memory refused` },
   ) },
+  { field: 'tools[].type=web_fetch_*', handling: onEveryProtocol('hint', unserved) },
+  { field: 'tools[].type=code_execution_*', handling: onEveryProtocol('hint', unserved) },
   { field: 'tools[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'request-level cache_control (cache up to the last block)' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
   { field: 'tools[].defer_loading', handling: onEveryProtocol('hint', 'every tool is loaded; deferring only saves context') },
   { field: 'tools[].eager_input_streaming', handling: onEveryProtocol('hint', 'tool input streams as the provider sends it') },
@@ -66,11 +70,15 @@ export const messagesFieldTable: FieldTable = [
   { field: 'tools[].response_inclusion', handling: onEveryProtocol('refused', 'web search results consumed by code execution exist only inside Anthropic’s API') },
   { field: 'tool_choice', handling: perProtocol({ kind: 'translated', note: 'auto/required/function/none' }, { kind: 'native' }, { kind: 'translated', note: 'functionCallingConfig' }) },
   { field: 'tool_choice.disable_parallel_tool_use', handling: perProtocol({ kind: 'translated', note: 'parallel_tool_calls: false' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini decides itself how many calls to make' }) },
-  { field: 'tool_choice.name', handling: perProtocol({ kind: 'translated', note: 'tool_choice function name' }, { kind: 'native' }, { kind: 'translated', note: 'allowedFunctionNames' }) },
+  { field: 'tool_choice.name', handling: perProtocol(
+    { kind: 'translated', note: 'tool_choice function name; a server tool’s name (forcing it) refused' },
+    { kind: 'native', note: 'a server tool’s name (forcing it) refused' },
+    { kind: 'translated', note: 'allowedFunctionNames; a server tool’s name (forcing it) refused' },
+  ) },
   { field: 'thinking', handling: perProtocol(
-    { kind: 'translated', note: 'reasoning_effort (budget ≤ 2048 low, ≤ 8192 medium, else high; adaptive: the model’s default)' },
-    { kind: 'native' },
-    { kind: 'translated', note: 'thinkingConfig (budget → thinkingBudget; adaptive → dynamic)' },
+    { kind: 'translated', note: `reasoning_effort (budget ≤ 2048 low, ≤ 8192 medium, else high; adaptive: the model’s default); ${unreasoned}` },
+    { kind: 'native', note: unreasoned },
+    { kind: 'translated', note: `thinkingConfig (budget → thinkingBudget; adaptive → dynamic); ${unreasoned}` },
   ) },
   { field: 'thinking.budget_tokens', handling: perProtocol(
     { kind: 'translated', note: 'reasoning_effort (≤ 2048 low, ≤ 8192 medium, else high)' },
@@ -90,9 +98,9 @@ export const messagesFieldTable: FieldTable = [
   ) },
   { field: 'output_config', handling: perProtocol({ kind: 'translated' }, { kind: 'native' }, { kind: 'translated' }) },
   { field: 'output_config.effort', handling: perProtocol(
-    { kind: 'translated', note: 'reasoning_effort (xhigh, max → high); beside thinking disabled or between_tools a hint, not sent: it asks for no reasoning' },
+    { kind: 'translated', note: `reasoning_effort (xhigh, max → high); beside thinking disabled or between_tools a hint, not sent: it asks for no reasoning; ${unreasoned}` },
     { kind: 'native', note: 'also when translated, as output_config.effort and never as a thinking budget (thinking disabled stays disabled)' },
-    { kind: 'translated', note: 'thinkingConfig.thinkingBudget; beside thinking disabled or between_tools a hint, not sent: it asks for no thinking' },
+    { kind: 'translated', note: `thinkingConfig.thinkingBudget; beside thinking disabled or between_tools a hint, not sent: it asks for no thinking; ${unreasoned}` },
   ) },
   { field: 'output_config.format', handling: perProtocol({ kind: 'translated', note: 'response_format json_schema' }, { kind: 'native' }, { kind: 'translated', note: 'responseJsonSchema' }) },
   { field: 'output_config.task_budget', handling: anthropicHint('an advisory budget Claude paces a whole agentic loop by (Anthropic’s task budgets beta), not a cap; not forwarded', 'also when translated') },

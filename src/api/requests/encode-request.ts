@@ -20,5 +20,7 @@ export function encodeRequest(record: RequestRecord): Record<string, unknown> {
     cost: nanoToUsd(record.cost),
     key_id: record.keyId,
     end_user: record.endUser ?? null,
+    // Preferences the serving endpoint could not honour, as x-switchyard-omitted said (docs/api-decisions.md §4).
+    omitted: record.omitted ?? [],
   };
 }

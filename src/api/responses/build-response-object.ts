@@ -14,7 +14,7 @@ export interface ResponseState {
 
 /**
  * The Response object, in OpenAI's field order. Fields tied to state the gateway does not keep
- * (`store`, `background`, `previous_response_id`, `truncation`) carry the only values it accepts.
+ * (`store`, `background`, `previous_response_id`) carry the only values it accepts.
  */
 export function buildResponseObject(meta: ResponseMeta, echo: ResponsesEcho, state: ResponseState): ResponseObject {
   const response: ResponseObject = {
@@ -39,7 +39,7 @@ export function buildResponseObject(meta: ResponseMeta, echo: ResponsesEcho, sta
     tool_choice: echo.tool_choice,
     tools: echo.tools,
     top_p: echo.top_p,
-    truncation: 'disabled',
+    truncation: echo.truncation,
     usage: state.usage,
     metadata: echo.metadata,
   };

@@ -17,7 +17,7 @@ describe('decodeResponsesRequest: routing and basics', () => {
     expect(call.parameters).toEqual([]);
     expect(echo).toEqual({
       instructions: null, tools: [], tool_choice: 'auto', temperature: null, top_p: null, max_output_tokens: null,
-      parallel_tool_calls: true, text: { format: { type: 'text' } }, reasoning: { effort: null, summary: null }, metadata: {},
+      parallel_tool_calls: true, text: { format: { type: 'text' } }, reasoning: { effort: null, summary: null }, metadata: {}, truncation: 'disabled',
     });
   });
 
@@ -113,7 +113,7 @@ describe('decodeResponsesRequest: text format and reasoning', () => {
   it('maps reasoning effort and echoes the summary setting', () => {
     const { call, echo } = decodeResponsesRequest({ ...base, reasoning: { effort: 'high', summary: 'auto' } });
     expect(call.request.reasoning).toEqual({ effort: 'high' });
-    expect(call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning' }]);
+    expect(call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning.effort', preference: true }]);
     expect(echo.reasoning).toEqual({ effort: 'high', summary: 'auto' });
   });
 
@@ -150,7 +150,6 @@ describe('decodeResponsesRequest: state the gateway does not keep', () => {
     ['previous_response_id', 'resp_1'],
     ['conversation', 'conv_1'],
     ['background', true],
-    ['truncation', 'auto'],
     ['context_management', [{ type: 'compaction', compact_threshold: 1000 }]],
     ['prompt', { id: 'pmpt_1' }],
     ['moderation', { model: 'omni-moderation-latest' }],
@@ -226,7 +225,7 @@ describe('decodeResponsesRequest: reasoning.context and reasoning.mode', () => {
     for (const context of ['current_turn', 'all_turns']) {
       const { call } = decodeResponsesRequest({ ...base, reasoning: { effort: 'low', context } });
       expect(call.request.reasoning).toEqual({ effort: 'low' });
-      expect(call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning' }]);
+      expect(call.parameters).toEqual([{ name: 'reasoning', field: 'reasoning.effort', preference: true }]);
     }
     expect(refusal({ ...base, reasoning: { context: 'every_turn' } })).toMatchObject({ code: 'invalid_request', param: 'reasoning.context' });
   });

@@ -2,7 +2,7 @@ import type { Message } from '../../core/content.js';
 import type { TextRequest } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { decodeRouteRequest } from '../shared/decode-route-request.js';
-import { webSearchDomainFilter, type DecodedTextCall, type RequestedParameter } from '../shared/text-call.js';
+import { webSearchDomainFilter, type DecodedTextCall, type OfferedHostedTool, type RequestedParameter } from '../shared/text-call.js';
 import { decodeInputItems } from './decode-input-items.js';
 import { decodeReasoning, decodeTextFormat } from './decode-text-options.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
@@ -11,7 +11,7 @@ import { refuseStatefulFields } from './refuse-stateful-fields.js';
 import { checkResponsesHints } from './check-hints.js';
 import { responsesFieldTable } from './field-table.js';
 import { topLevelFields } from '../shared/field-table.js';
-import { isAbsent, readBoolean, readNumber, readObject } from '../shared/read-json-fields.js';
+import { isAbsent, readBoolean, readEnum, readNumber, readObject } from '../shared/read-json-fields.js';
 import { expectPositiveInteger, expectString } from './validate-shape.js';
 
 /** The style's fields: those with a row in the field table (routing fields included). */
@@ -31,6 +31,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
   const route = decodeRouteRequest(body);
   const echo = createDefaultEcho();
   const parameters: RequestedParameter[] = [];
+  const offeredTools: OfferedHostedTool[] = [];
   const request: TextRequest = { messages: decodeMessages(body, echo), stream: isAbsent(body.stream) ? false : readBoolean(body.stream, 'stream') };
 
   if (!isAbsent(body.tools)) {
@@ -38,10 +39,12 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     echo.tools = decoded.echo;
     if (decoded.namespaces.size > 0) echo.toolNamespaces = decoded.namespaces;
     if (decoded.webSearch) {
+      // Offered, never forced (a forced hosted tool is refused with tool_choice): a preference.
       request.webSearch = decoded.webSearch;
-      parameters.push({ name: 'web_search', field: 'tools[type=web_search]' });
-      if (decoded.domainFilter) parameters.push(webSearchDomainFilter(decoded.domainFilter));
+      parameters.push({ name: 'web_search', field: 'tools[type=web_search]', preference: true });
+      if (decoded.domainFilter) parameters.push({ ...webSearchDomainFilter(decoded.domainFilter), preference: true });
     }
+    if (decoded.offered.length > 0) offeredTools.push(...decoded.offered);
     if (decoded.tools.length > 0) {
       request.tools = decoded.tools;
       parameters.push({ name: 'tools', field: 'tools' });
@@ -83,7 +86,8 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     // `summary` alone is a hint (how reasoning is shown); only an effort asks the model to reason.
     if (decoded.reasoning.effort !== undefined) {
       request.reasoning = decoded.reasoning;
-      parameters.push({ name: 'reasoning', field: 'reasoning' });
+      // A preference: served by a model that reasons when there is one, without it where not.
+      parameters.push({ name: 'reasoning', field: 'reasoning.effort', preference: true });
     }
   }
   if (!isAbsent(body.user)) {
@@ -95,7 +99,10 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
   if (endUser !== undefined) request.endUser = endUser;
   if (!isAbsent(body.metadata)) echo.metadata = decodeMetadata(body.metadata);
   if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = expectString(body.prompt_cache_key, 'prompt_cache_key');
-  return { call: { route, request, parameters }, echo };
+  if (!isAbsent(body.truncation) && readEnum(body.truncation, 'truncation', ['auto', 'disabled'] as const) === 'auto') {
+    request.truncation = echo.truncation = 'auto';
+  }
+  return { call: { route, request, parameters, ...(offeredTools.length > 0 && { offeredTools }) }, echo };
 }
 
 /** `instructions` becomes the first system message, ahead of any system items in `input`. */

@@ -34,7 +34,15 @@ describe('decodeResponsesRequest: tools', () => {
     expect(call.parameters).toEqual([]);
   });
 
-  it.each(['file_search', 'computer_use_preview', 'code_interpreter', 'mcp', 'image_generation'])('refuses the built-in tool %s, naming its type', (type) => {
+  it.each(['file_search', 'code_interpreter', 'mcp', 'image_generation'])('takes the hosted tool %s, which no provider runs here, as an offer the request is served without', (type) => {
+    const { call, echo } = decodeResponsesRequest({ ...base, tools: [weather, { type, server_label: 'x' }] });
+    expect(call.offeredTools).toEqual([{ tool: type, field: `tools[type=${type}]` }]);
+    expect(call.request.tools?.map((tool) => tool.name)).toEqual(['get_weather']);
+    expect(echo.tools).toHaveLength(1);
+    expect(refusal({ ...base, tools: [{ type }, { type }] }).message).toBe(`'tools[1]' repeats the ${type} tool`);
+  });
+
+  it.each(['computer_use_preview', 'local_shell', 'custom'])('refuses %s, a tool the client runs in a shape only OpenAI defines, naming its type', (type) => {
     const error = refusal({ ...base, tools: [weather, { type }] });
     expect(error.param).toBe('tools[1].type');
     expect(error.message).toContain(`'${type}' is a built-in tool`);
@@ -79,14 +87,14 @@ describe('decodeResponsesRequest: namespace and web search tools', () => {
     expect(refusal({ ...base, tools: [{ ...namespace, tools: 'x' }] }).param).toBe('tools[0].tools');
   });
 
-  it.each(['web_search', 'web_search_preview', 'web_search_2025_08_26'])('reads the hosted %s tool as a web search routing must find', (type) => {
+  it.each(['web_search', 'web_search_preview', 'web_search_2025_08_26'])('reads the hosted %s tool as an offered web search, a preference', (type) => {
     const { call } = decodeResponsesRequest({
       ...base,
       tools: [weather, { type, search_context_size: 'high', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } }],
     });
     expect(call.request.webSearch).toEqual({ contextSize: 'high', userLocation: { city: 'Paris', country: 'FR' } });
     expect(call.request.tools?.map((tool) => tool.name)).toEqual(['get_weather']);
-    expect(call.parameters).toContainEqual({ name: 'web_search', field: 'tools[type=web_search]' });
+    expect(call.parameters).toContainEqual({ name: 'web_search', field: 'tools[type=web_search]', preference: true });
   });
 
   it('offers deferred tools directly, so a server tool_search has nothing to do and is not forwarded', () => {
@@ -96,18 +104,18 @@ describe('decodeResponsesRequest: namespace and web search tools', () => {
     expect(refusal({ ...base, tools: [{ type: 'tool_search', execution: 'client' }] }).param).toBe('tools[0].execution');
   });
 
-  it('makes a domain filter a requirement routing must meet, after the search itself; an empty list restricts nothing', () => {
+  it('makes a domain filter part of the offered search that only some protocols honour, after the search itself; an empty list restricts nothing', () => {
     const { call } = decodeResponsesRequest({ ...base, tools: [weather, { type: 'web_search', filters: { allowed_domains: ['pubmed.ncbi.nlm.nih.gov'] } }] });
     expect(call.request.webSearch).toEqual({ allowedDomains: ['pubmed.ncbi.nlm.nih.gov'] });
-    expect(call.parameters.map(({ name, field, onlyOn }) => ({ name, field, protocols: onlyOn?.protocols }))).toEqual([
-      { name: 'web_search', field: 'tools[type=web_search]', protocols: undefined },
-      { name: 'web_search', field: 'tools[1].filters.allowed_domains', protocols: ['anthropic'] },
-      { name: 'tools', field: 'tools', protocols: undefined },
+    expect(call.parameters.map(({ name, field, onlyOn, preference }) => ({ name, field, protocols: onlyOn?.protocols, preference }))).toEqual([
+      { name: 'web_search', field: 'tools[type=web_search]', protocols: undefined, preference: true },
+      { name: 'web_search', field: 'tools[1].filters.allowed_domains', protocols: ['anthropic'], preference: true },
+      { name: 'tools', field: 'tools', protocols: undefined, preference: undefined },
     ]);
     for (const filters of [{}, { allowed_domains: [] }, { allowed_domains: null }, null]) {
       const neutral = decodeResponsesRequest({ ...base, tools: [{ type: 'web_search', filters }] }).call;
       expect(neutral.request.webSearch).toEqual({});
-      expect(neutral.parameters).toEqual([{ name: 'web_search', field: 'tools[type=web_search]' }]);
+      expect(neutral.parameters).toEqual([{ name: 'web_search', field: 'tools[type=web_search]', preference: true }]);
     }
     expect(refusal({ ...base, tools: [{ type: 'web_search', filters: { allowed_domains: [5] } }] }).param).toBe('tools[0].filters.allowed_domains[0]');
   });
@@ -135,6 +143,9 @@ describe('decodeResponsesRequest: tool_choice', () => {
   it('refuses choices that name no declared function or another tool kind', () => {
     expect(refusal({ ...base, tools: [weather], tool_choice: { type: 'function', name: 'nope' } }).param).toBe('tool_choice.name');
     expect(refusal({ ...base, tool_choice: { type: 'web_search_preview' } }).param).toBe('tool_choice.type');
+    for (const type of ['web_search', 'image_generation', 'code_interpreter']) {
+      expect(refusal({ ...base, tools: [{ type }], tool_choice: { type } }).message).toContain(`'${type}' forces a hosted tool`);
+    }
     expect(refusal({ ...base, tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }).param).toBe('tool_choice.type');
     expect(refusal({ ...base, tool_choice: 'any' }).param).toBe('tool_choice');
   });

@@ -1,5 +1,6 @@
 import type { ToolChoice, ToolDefinition, WebSearchOptions } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
+import type { OfferedHostedTool } from '../shared/text-call.js';
 import type { FunctionToolWire, ToolChoiceWire, ToolSearchToolWire, ToolWire, WebSearchToolWire } from './responses-wire.js';
 import { joinNamespacedName, type ToolNamespaces } from './tool-namespaces.js';
 import { isAbsent, isJsonObject, readArray, readBoolean, readEnum, readObject, rejectUnknownKeys, type JsonObject } from '../shared/read-json-fields.js';
@@ -13,6 +14,12 @@ const namespaceKeys = new Set(['type', 'name', 'description', 'tools']);
 const webSearchKeys = new Set(['type', 'filters', 'search_context_size', 'user_location', 'external_web_access']);
 const webSearchTypes = new Set(['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11']);
 const toolChoiceFunctionKeys = new Set(['type', 'name']);
+/**
+ * OpenAI's hosted tools that no provider protocol of this gateway runs: offered (tool_choice auto
+ * or none), the request is served without them and says so (contract §4); forced, refused.
+ */
+const unservedHostedTools = new Set(['file_search', 'code_interpreter', 'image_generation', 'mcp']);
+const hostedToolTypes = new Set([...webSearchTypes, ...unservedHostedTools]);
 
 export interface DecodedTools {
   tools: ToolDefinition[];
@@ -21,15 +28,19 @@ export interface DecodedTools {
   webSearch?: WebSearchOptions;
   /** The web search tool's domain filter (`tools[i].filters.allowed_domains`), when it restricts anything. */
   domainFilter?: string;
+  /** Hosted tools offered that no provider runs here (`unservedHostedTools`). */
+  offered: OfferedHostedTool[];
 }
 
 /**
  * `function` tools, Codex's `namespace` groups of functions (flattened, see tool-namespaces.ts)
- * and the hosted `web_search` tool, which the provider's own search runs. Other built-in tools
- * (file_search, computer_use, code_interpreter, mcp…) run inside OpenAI: refused by name.
+ * and the hosted `web_search` tool, which the provider's own search runs. The hosted tools no
+ * provider runs here (file_search, code_interpreter, image_generation, mcp) are offers the
+ * request is served without. Tools the client runs in OpenAI's own shapes (computer_use, shell,
+ * apply_patch, custom…) have no equivalent elsewhere: refused by name.
  */
 export function decodeTools(value: unknown): DecodedTools {
-  const result: DecodedTools = { tools: [], echo: [], namespaces: new Map() };
+  const result: DecodedTools = { tools: [], echo: [], namespaces: new Map(), offered: [] };
   const seen = new Set<string>();
   const add = (tool: ToolDefinition, path: string) => {
     if (seen.has(tool.name)) throw invalidRequest(`'${path}.name' repeats the function name '${tool.name}'`, `${path}.name`);
@@ -73,6 +84,10 @@ export function decodeTools(value: unknown): DecodedTools {
         throw unsupportedParameter(`${path}.execution`, "'client' is not supported; the gateway offers deferred tools directly, leave execution out or use 'server'");
       }
       result.echo.push(tool as unknown as ToolSearchToolWire);
+    } else if (unservedHostedTools.has(tool.type)) {
+      const field = `tools[type=${tool.type}]`;
+      if (result.offered.some((offered) => offered.field === field)) throw invalidRequest(`'${path}' repeats the ${tool.type} tool`, path);
+      result.offered.push({ tool: tool.type, field });
     } else {
       throw unsupportedParameter(`${path}.type`, `'${tool.type}' is a built-in tool this gateway does not run; use 'function', 'namespace', 'web_search' or 'tool_search' tools`);
     }
@@ -146,6 +161,12 @@ export function decodeToolChoice(value: unknown, tools: ToolDefinition[]): Decod
   if (value === 'auto' || value === 'none' || value === 'required') return { toolChoice: value, echo: value };
   if (typeof value === 'string') throw invalidRequest("'tool_choice' must be one of auto, none, required, or {type: 'function', name}", 'tool_choice');
   const choice = readObject(value, 'tool_choice');
+  if (typeof choice.type === 'string' && hostedToolTypes.has(choice.type)) {
+    throw unsupportedParameter(
+      'tool_choice.type',
+      `'${choice.type}' forces a hosted tool, which the gateway cannot make any provider run; send tool_choice 'auto' to offer it (the model decides, and where the endpoint has no such tool the request is served without it)`,
+    );
+  }
   if (choice.type !== 'function') {
     throw unsupportedParameter('tool_choice.type', `'${String(choice.type)}' is not supported; expected 'function'`);
   }

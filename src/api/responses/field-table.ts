@@ -1,4 +1,6 @@
-import { onEveryProtocol, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+
+const { unreasoned, unsearched, unserved } = preferenceNotes;
 
 const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 const stateless = 'this gateway keeps no response state; send the earlier items in input';
@@ -21,21 +23,25 @@ export const responsesFieldTable: FieldTable = [
   { field: 'temperature', handling: onEveryProtocol('native') },
   { field: 'top_p', handling: perProtocol({ kind: 'native' }, { kind: 'native' }, { kind: 'translated', note: 'topP' }) },
   { field: 'tools', handling: perProtocol(
-    { kind: 'translated', note: 'function; namespace flattened to functions; web_search → web_search_options' },
-    { kind: 'translated', note: 'function; namespace flattened; web_search → server tool web_search_20250305' },
-    { kind: 'translated', note: 'functionDeclarations; namespace flattened; web_search → googleSearch grounding' },
+    { kind: 'translated', note: 'function; namespace flattened to functions; web_search → web_search_options; computer_use, shell, apply_patch, custom refused' },
+    { kind: 'translated', note: 'function; namespace flattened; web_search → server tool web_search_20250305; computer_use, shell, apply_patch, custom refused' },
+    { kind: 'translated', note: 'functionDeclarations; namespace flattened; web_search → googleSearch grounding; computer_use, shell, apply_patch, custom refused' },
   ) },
   { field: 'tools[].type=namespace', handling: onEveryProtocol('emulated', 'each function becomes `namespace__name`; calls come back as name + namespace') },
   { field: 'tools[].type=tool_search', handling: onEveryProtocol('emulated', 'deferred tools (defer_loading) are offered directly; nothing to search, not forwarded; client execution refused') },
-  { field: 'tools[].type=web_search', handling: onEveryProtocol('translated', 'the provider’s search tool; 400 naming the models that offer it where the endpoint has none') },
+  { field: 'tools[].type=web_search', handling: onEveryProtocol('translated', `the provider’s search tool; ${unsearched}; forced by tool_choice: refused`) },
+  { field: 'tools[].type=image_generation', handling: onEveryProtocol('hint', unserved) },
+  { field: 'tools[].type=code_interpreter', handling: onEveryProtocol('hint', unserved) },
+  { field: 'tools[].type=file_search', handling: onEveryProtocol('hint', unserved) },
+  { field: 'tools[].type=mcp', handling: onEveryProtocol('hint', unserved) },
   { field: 'tools[].strict', handling: perProtocol({ kind: 'native', note: 'function.strict' }, { kind: 'native' }, { kind: 'hint', note: 'Gemini has no strict switch' }) },
   { field: 'tools[].defer_loading', handling: onEveryProtocol('hint', 'every tool is offered directly; deferring only saves context') },
   { field: 'tools[].allowed_callers', handling: onEveryProtocol('hint', 'OpenAI’s programmatic tool calling: not forwarded, the model calls the tools itself') },
   { field: 'tools[].output_schema', handling: onEveryProtocol('hint', 'for OpenAI’s programmatic tool calling: not forwarded') },
   { field: 'tools[].filters', handling: perProtocol(
-    { kind: 'refused', note: 'web search: Chat Completions’ web_search_options has no domain filter; 400 naming the models whose search honours allowed_domains (an empty list accepted)' },
+    { kind: 'hint', note: 'web search: Chat Completions’ web_search_options has no domain filter, so the search is left out rather than run on every site, named in x-switchyard-omitted; endpoints whose search honours allowed_domains go first (an empty list restricts nothing)' },
     { kind: 'translated', note: 'web search: allowed_domains' },
-    { kind: 'refused', note: 'web search: googleSearch has no domain filter in the Gemini API; 400 naming the models whose search honours allowed_domains (an empty list accepted)' },
+    { kind: 'hint', note: 'web search: googleSearch has no domain filter in the Gemini API, so the search is left out rather than run on every site, named in x-switchyard-omitted; endpoints whose search honours allowed_domains go first (an empty list restricts nothing)' },
   ) },
   { field: 'tools[].search_context_size', handling: perProtocol(
     { kind: 'translated', note: 'web_search_options.search_context_size' },
@@ -49,13 +55,17 @@ export const responsesFieldTable: FieldTable = [
   ) },
   { field: 'tools[].search_content_types', handling: onEveryProtocol('refused', 'web_search_preview: not accepted by the gateway; search results are text') },
   { field: 'tools[].execution', handling: onEveryProtocol('emulated', "tool_search: 'server' accepted (nothing to search); 'client' refused") },
-  { field: 'tool_choice', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'tool_choice auto/any/tool/none' }, { kind: 'translated', note: 'functionCallingConfig' }) },
+  { field: 'tool_choice', handling: perProtocol(
+    { kind: 'native', note: 'a hosted tool type (forcing it) refused' },
+    { kind: 'translated', note: 'tool_choice auto/any/tool/none; a hosted tool type (forcing it) refused' },
+    { kind: 'translated', note: 'functionCallingConfig; a hosted tool type (forcing it) refused' },
+  ) },
   { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
   { field: 'text', handling: onEveryProtocol('translated', 'see text.format and text.verbosity') },
   { field: 'text.format', handling: perProtocol({ kind: 'translated', note: 'response_format' }, { kind: 'translated', note: 'output_config.format json_schema' }, { kind: 'translated', note: 'responseMimeType + responseJsonSchema' }) },
   { field: 'text.verbosity', handling: perProtocol({ kind: 'native', note: 'verbosity' }, { kind: 'hint' }, { kind: 'hint' }) },
   { field: 'reasoning', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort' }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
-  { field: 'reasoning.effort', handling: onEveryProtocol('translated', "minimal/low/medium/high; 'none' asks for nothing (not forwarded); xhigh refused") },
+  { field: 'reasoning.effort', handling: onEveryProtocol('translated', `minimal/low/medium/high; 'none' asks for nothing (not forwarded); xhigh refused; ${unreasoned}`) },
   { field: 'reasoning.summary', handling: onEveryProtocol('hint', 'reasoning received is always reported as a summary') },
   { field: 'reasoning.generate_summary', handling: onEveryProtocol('hint', 'the deprecated spelling of reasoning.summary') },
   { field: 'reasoning.context', handling: perProtocol(
@@ -78,7 +88,7 @@ export const responsesFieldTable: FieldTable = [
   { field: 'prompt_cache_retention', handling: onEveryProtocol('hint') },
   { field: 'prompt_cache_options', handling: onEveryProtocol('hint') },
   { field: 'service_tier', handling: onEveryProtocol('hint', 'auto/default accepted; flex, scale, priority refused: the gateway cannot promise a tier') },
-  { field: 'truncation', handling: onEveryProtocol('hint', "'disabled' accepted; 'auto' refused: the gateway does not truncate input") },
+  { field: 'truncation', handling: onEveryProtocol('emulated', "'auto': when the estimated input exceeds the smallest context window of the endpoints tried (less max_output_tokens), the oldest turns after the instructions are dropped, whole, until it fits; the last turn always stays; 'disabled' (the default): sent as it is") },
   { field: 'top_logprobs', handling: onEveryProtocol('hint', '0 accepted; more refused: logprobs are not returned') },
   { field: 'moderation', handling: onEveryProtocol('refused', 'OpenAI-hosted moderation is not run by this gateway') },
   { field: 'previous_response_id', handling: onEveryProtocol('refused', stateless) },

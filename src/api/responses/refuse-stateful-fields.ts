@@ -3,7 +3,7 @@ import { isAbsent } from '../shared/read-json-fields.js';
 
 /**
  * The Responses API fields that depend on OpenAI keeping state (stored responses, conversations,
- * background jobs, server-side truncation). The gateway keeps none, so each is refused with a
+ * background jobs). The gateway keeps none, so each is refused with a
  * reason, except in the value that asks for nothing stateful.
  */
 export function refuseStatefulFields(body: Record<string, unknown>): void {
@@ -28,8 +28,5 @@ export function refuseStatefulFields(body: Record<string, unknown>): void {
   }
   if (!isAbsent(body.moderation)) {
     throw unsupportedParameter('moderation', 'is not supported; OpenAI-hosted moderation is not run by this gateway');
-  }
-  if (!isAbsent(body.truncation) && body.truncation !== 'disabled') {
-    throw unsupportedParameter('truncation', "is not supported except 'disabled'; the gateway does not truncate input");
   }
 }

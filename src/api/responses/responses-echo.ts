@@ -20,6 +20,8 @@ export interface ResponsesEcho {
   reasoning: ReasoningWire;
   metadata: Record<string, string>;
   user?: string;
+  /** `auto` when the client asked the gateway to drop the oldest turns that do not fit (truncate-to-context.ts). */
+  truncation: 'auto' | 'disabled';
 }
 
 export function createDefaultEcho(): ResponsesEcho {
@@ -34,5 +36,6 @@ export function createDefaultEcho(): ResponsesEcho {
     text: { format: { type: 'text' } },
     reasoning: { effort: null, summary: null },
     metadata: {},
+    truncation: 'disabled',
   };
 }

@@ -147,7 +147,7 @@ export interface ResponseObject {
   tool_choice: ToolChoiceWire;
   tools: ToolWire[];
   top_p: number | null;
-  truncation: 'disabled';
+  truncation: 'auto' | 'disabled';
   usage: ResponseUsageWire | null;
   user?: string;
   metadata: Record<string, string>;

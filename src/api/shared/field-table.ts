@@ -35,6 +35,19 @@ export interface FieldRow {
 
 export type FieldTable = readonly FieldRow[];
 
+/**
+ * The notes of the preference rule (contract §4: preferences are not requirements), the same in
+ * every style's table: what happens where the endpoint cannot honour what the request prefers.
+ */
+export const preferenceNotes = {
+  /** Reasoning settings. */
+  unreasoned: 'a preference: endpoints that reason go first; where the model does not reason, left out and named in x-switchyard-omitted',
+  /** An offered web search. */
+  unsearched: 'offered: where the endpoint has no search, left out and named in x-switchyard-omitted',
+  /** A hosted tool no provider protocol runs here. */
+  unserved: 'offered (tool_choice auto or none): no provider runs it here, so the request is served without it, named in x-switchyard-omitted; forced by tool_choice: refused',
+} as const;
+
 /** The same handling on every protocol. */
 export function onEveryProtocol(kind: DispositionKind, note?: string): Record<WireProtocol, Disposition> {
   const disposition: Disposition = note === undefined ? { kind } : { kind, note };

@@ -75,6 +75,9 @@ export async function handleTextRequest<Extra>(
   }
   const meta: ResponseMeta = { id: request.id, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
   reply.header('x-switchyard-provider', outcome.candidate.provider.id);
+  // Preferences the endpoint could not honour were left out (contract §4): the answer says which.
+  const omitted = outcome.omitted.length > 0 ? outcome.omitted.join(', ') : undefined;
+  if (omitted) reply.header('x-switchyard-omitted', omitted);
   if (!outcome.stream) {
     await record.admitted;
     if (outcome.relayed) {
@@ -85,6 +88,7 @@ export async function handleTextRequest<Extra>(
     return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
   }
   reply.raw.setHeader('x-switchyard-provider', outcome.candidate.provider.id);
+  if (omitted) reply.raw.setHeader('x-switchyard-omitted', omitted);
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {

@@ -13,6 +13,24 @@ export interface RequestedParameter {
    * search takes one). `why` is what a refusal says about a model none of whose endpoints do.
    */
   onlyOn?: { protocols: readonly TextProviderApi[]; why: string };
+  /**
+   * A preference, not a requirement (contract §4): a hosted tool the request only offers, or a
+   * reasoning setting. Routing puts the endpoints that honour it first but refuses none for it;
+   * where the chosen endpoint does not, the request is served without it and the answer names
+   * `field` in `x-switchyard-omitted` (generation/drop-unmet-preferences.ts).
+   */
+  preference?: true;
+}
+
+/**
+ * A hosted tool the request offers (`tool_choice` auto or none) that no provider protocol of this
+ * gateway runs natively (Responses `image_generation`, `code_interpreter`, `file_search`, `mcp`;
+ * Messages `web_fetch_*`, `code_execution_*`). `field` names it in the client's terms, as
+ * `x-switchyard-omitted` lists it when the request is served without it.
+ */
+export interface OfferedHostedTool {
+  tool: string;
+  field: string;
 }
 
 /**
@@ -46,6 +64,8 @@ export interface DecodedTextCall {
   route: RouteRequest;
   request: TextRequest;
   parameters: RequestedParameter[];
+  /** Hosted tools offered that no provider runs here; see `OfferedHostedTool`. */
+  offeredTools?: OfferedHostedTool[];
 }
 
 /** Identity of a response as the client sees it. */

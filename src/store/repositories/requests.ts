@@ -31,6 +31,11 @@ export interface RequestRecord {
    * characters; absent or null when it sent none (rows not made from a text request).
    */
   endUser?: string | null;
+  /**
+   * What the request preferred and the endpoint that served it could not honour, in the client's
+   * field names (`tools[type=web_search]`, `reasoning.effort`); null or absent when nothing was.
+   */
+  omitted?: string[] | null;
 }
 
 export interface RequestFilter {
@@ -46,7 +51,7 @@ export interface RequestFilter {
   idBefore?: string;
 }
 
-// 18 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
+// 19 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
 const rowsPerStatement = 500;
 
 /**
@@ -110,6 +115,8 @@ export function toRequestRow(record: RequestRecord) {
     estimated: record.estimated ? 1 : 0,
     created_at: record.createdAt,
     end_user: record.endUser ?? null,
+    // A JSON array as text: a short list read back whole, never queried by element.
+    omitted: record.omitted && record.omitted.length > 0 ? JSON.stringify(record.omitted) : null,
   };
 }
 
@@ -133,5 +140,6 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     estimated: toBoolean(row.estimated),
     createdAt: row.created_at,
     endUser: row.end_user,
+    omitted: row.omitted === null ? null : (JSON.parse(row.omitted) as string[]),
   };
 }

@@ -1,0 +1,64 @@
+import type { DecodedTextCall } from '../api/shared/text-call.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { CanonicalParameter, TextRequest } from '../core/text-request.js';
+import { unsupportedParameter } from '../errors/gateway-error.js';
+import type { Candidate } from '../routing/candidate.js';
+import { endpointMeets } from '../routing/select-candidates.js';
+
+export interface PreferencePlan {
+  /** The request as this endpoint gets it: without what it cannot honour. */
+  request: TextRequest;
+  /** The client's names of what was dropped, in request order (`x-switchyard-omitted`, the log's `omitted`). */
+  omitted: readonly string[];
+}
+
+const noneOmitted: readonly string[] = Object.freeze([]);
+
+/** How a preference the endpoint cannot honour is taken out of the canonical request. */
+const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest) => void>> = {
+  web_search: (request) => delete request.webSearch,
+  reasoning: (request) => delete request.reasoning,
+};
+
+/**
+ * Preferences are not requirements (contract §4): what the request only offers or prefers — a
+ * hosted tool with `tool_choice` auto or none, reasoning settings — and this endpoint cannot
+ * honour is left out, and said. A hosted tool is served, in this order, by the endpoint's own
+ * tool (the web search of its provider, which routing already preferred), by a tool the gateway
+ * runs itself where the operator configured one (contract §4a; chosen here, before omission,
+ * once the gateway has any), or not at all. What the request forces stayed a requirement and was
+ * refused by routing; a `tool_choice` that forces some tool when only hosted tools were offered
+ * and none is left is refused here, as that tool was forced.
+ */
+export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate): PreferencePlan {
+  // The common request prefers nothing: no work, no allocation on the hot path.
+  if (call.offeredTools === undefined && !call.parameters.some((parameter) => parameter.preference)) return { request: call.request, omitted: noneOmitted };
+  const preferences = call.parameters.filter((parameter) => parameter.preference && withoutParameter[parameter.name] !== undefined);
+  const dropped = new Set(preferences.filter((parameter) => !endpointMeets(catalog, candidate.endpoint, parameter)).map((parameter) => parameter.name));
+  let request = call.request;
+  if (dropped.size > 0) {
+    request = { ...request };
+    for (const name of dropped) withoutParameter[name]!(request);
+  }
+  // Every field that asked for what was dropped: a search and its domain filter, thinking and an effort.
+  const omitted = [...new Set(preferences.filter((parameter) => dropped.has(parameter.name)).map((parameter) => parameter.field))];
+  for (const offered of call.offeredTools ?? []) omitted.push(offered.field);
+  if (omitted.length === 0) return { request, omitted };
+  return { request: withoutEmptyToolChoice(request, omitted), omitted };
+}
+
+/**
+ * A tool choice with no tool left to choose: `auto` or `none` then mean nothing and are not sent
+ * (providers refuse a tool choice without tools); `required` forced one of the hosted tools.
+ */
+function withoutEmptyToolChoice(request: TextRequest, omitted: string[]): TextRequest {
+  if (request.toolChoice === undefined || (request.tools?.length ?? 0) > 0 || request.webSearch) return request;
+  if (request.toolChoice !== 'auto' && request.toolChoice !== 'none') {
+    throw unsupportedParameter(
+      'tool_choice',
+      `forces a tool call, but the only tools offered are hosted tools this endpoint does not run (${omitted.join(', ')}); offer them with tool_choice auto, or add a function tool`,
+    );
+  }
+  const { toolChoice: _toolChoice, parallelToolCalls: _parallel, ...rest } = request;
+  return rest;
+}
