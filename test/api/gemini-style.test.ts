@@ -101,6 +101,16 @@ describe('the gateway’s rules, as on the other styles', () => {
     expect(((await response.json()) as { modelVersion: string }).modelVersion).toBe('sim/backup');
   });
 
+  it('leaves out the preferences an endpoint cannot honour, and says so', async () => {
+    const response = await post('/v1beta/models/sim/openai-model:generateContent', {
+      ...hello,
+      tools: [{ googleSearch: {} }],
+      generationConfig: { topK: 64, thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-switchyard-omitted')).toBe('tools[].googleSearch, generationConfig.topK, generationConfig.thinkingConfig');
+  });
+
   it('follows provider preferences', async () => {
     const response = await post('/v1beta/models/sim/everywhere:generateContent', { ...hello, provider: { only: ['sim-gemini'] } });
     expect(response.headers.get('x-switchyard-provider')).toBe('sim-gemini');

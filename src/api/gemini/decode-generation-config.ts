@@ -31,10 +31,17 @@ const effortByLevel: Record<string, NonNullable<ReasoningOptions['effort']>> = {
 
 /**
  * `generationConfig` → the canonical sampling, output and reasoning options. A parameter the
- * client set is recorded for routing (an endpoint must support it), except `thinkingConfig`: a
- * preference (contract §4), sent where the model reasons and dropped where it does not.
+ * client set is recorded for routing (an endpoint must support it), except what Gemini clients
+ * send by default and is a preference (contract §4): `thinkingConfig`, sent where the model reasons,
+ * and `topK` (Gemini CLI sends 64; OpenAI has none), sent where the endpoint takes it; elsewhere they
+ * are left out and named in `x-switchyard-omitted`.
  */
-export function decodeGenerationConfig(value: unknown, request: TextRequest, record: (field: string, name: CanonicalParameter) => void): void {
+export function decodeGenerationConfig(
+  value: unknown,
+  request: TextRequest,
+  record: (field: string, name: CanonicalParameter) => void,
+  prefer: (field: string, name: CanonicalParameter) => void,
+): void {
   const config = readObject(value, 'generationConfig');
   for (const key of Object.keys(config)) {
     const field = `${prefix}${key}`;
@@ -51,9 +58,10 @@ export function decodeGenerationConfig(value: unknown, request: TextRequest, rec
     request.topP = readNumber(config.topP, `${prefix}topP`, 0, 1);
     record(`${prefix}topP`, 'top_p');
   }
-  // A sampling hint Gemini clients send by default (Gemini CLI: 64) and OpenAI has no field for:
-  // relayed to gemini-wire endpoints as sent, not forwarded when translated (see the field table).
-  if (has('topK')) readInteger(config.topK, `${prefix}topK`, 1);
+  if (has('topK')) {
+    request.topK = readInteger(config.topK, `${prefix}topK`, 1);
+    prefer(`${prefix}topK`, 'top_k');
+  }
   if (has('maxOutputTokens')) request.maxTokens = readInteger(config.maxOutputTokens, `${prefix}maxOutputTokens`, 1);
   if (has('stopSequences')) {
     const stop = readStringList(config.stopSequences, `${prefix}stopSequences`);
@@ -81,7 +89,10 @@ export function decodeGenerationConfig(value: unknown, request: TextRequest, rec
   }
   if (has('thinkingConfig')) {
     const reasoning = decodeThinkingConfig(config.thinkingConfig);
-    if (reasoning) request.reasoning = reasoning;
+    if (reasoning) {
+      request.reasoning = reasoning;
+      prefer(`${prefix}thinkingConfig`, 'reasoning');
+    }
   }
 }
 

@@ -119,7 +119,7 @@ describe('decodeGeminiRequest', () => {
     expect(request.tools?.[1].parameters).toEqual({ type: 'object', properties: { s: { type: 'string' } } });
     expect(request.toolChoice).toEqual({ type: 'tool', name: 'b' });
     expect(request.webSearch).toEqual({});
-    expect(parameters.map((parameter) => parameter.name)).toEqual(['tools', 'web_search', 'tool_choice']);
+    expect(parameters.map((parameter) => [parameter.name, parameter.preference ?? false])).toEqual([['tools', false], ['web_search', true], ['tool_choice', false]]);
   });
 
   it('offers only the allowed functions when ANY allows several', () => {
@@ -132,7 +132,8 @@ describe('decodeGeminiRequest', () => {
   it('maps thinking budgets and levels onto reasoning, as a preference routing does not require', () => {
     const reasoning = (thinkingConfig: unknown) => {
       const call = decodeGeminiRequest({ contents: [user('q')], generationConfig: { thinkingConfig } }, 'acme/gem', false);
-      expect(call.parameters).toEqual([]);
+      const preferred = call.request.reasoning ? [{ name: 'reasoning', field: 'generationConfig.thinkingConfig', preference: true }] : [];
+      expect(call.parameters).toEqual(preferred);
       return call.request.reasoning;
     };
     expect(reasoning({ thinkingBudget: 0 })).toBeUndefined();
@@ -156,9 +157,14 @@ describe('decodeGeminiRequest', () => {
       'acme/gem',
       false,
     );
-    expect(request).toMatchObject({ temperature: 0.2, topP: 0.9, maxTokens: 100, stop: ['x'], seed: 7 });
-    expect(request.topK).toBeUndefined();
-    expect(parameters.map((parameter) => parameter.field)).toEqual(['generationConfig.temperature', 'generationConfig.topP', 'generationConfig.stopSequences', 'generationConfig.seed']);
+    expect(request).toMatchObject({ temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 100, stop: ['x'], seed: 7 });
+    expect(parameters.map((parameter) => [parameter.field, parameter.preference ?? false])).toEqual([
+      ['generationConfig.temperature', false],
+      ['generationConfig.topP', false],
+      ['generationConfig.topK', true],
+      ['generationConfig.stopSequences', false],
+      ['generationConfig.seed', false],
+    ]);
     expect(refusal({ model: 'acme/other', contents: [user('q')] }).param).toBe('model');
   });
 });

@@ -44,7 +44,8 @@ export function decodeGeminiRequest(input: Record<string, unknown>, model: strin
     }
     if (webSearch) {
       request.webSearch = webSearch;
-      record('tools[].googleSearch', 'web_search');
+      // Offered, never forced (a calling mode names function declarations only): a preference.
+      parameters.push({ name: 'web_search', field: 'tools[].googleSearch', preference: true });
     }
   }
   if (!isAbsent(body.toolConfig)) {
@@ -56,6 +57,6 @@ export function decodeGeminiRequest(input: Record<string, unknown>, model: strin
       record('toolConfig', 'tool_choice');
     }
   }
-  if (!isAbsent(body.generationConfig)) decodeGenerationConfig(body.generationConfig, request, record);
+  if (!isAbsent(body.generationConfig)) decodeGenerationConfig(body.generationConfig, request, record, (field, name) => parameters.push({ name, field, preference: true }));
   return { route, request, parameters };
 }

@@ -36,7 +36,11 @@ export const geminiFieldTable: FieldTable = [
     { kind: 'native', note: 'functionDeclarations and googleSearch; other tools refused' },
   ) },
   { field: 'tools[].functionDeclarations', handling: perProtocol({ kind: 'translated', note: 'function tools (parameters or parametersJsonSchema)' }, { kind: 'translated', note: 'custom tools' }, { kind: 'native' }) },
-  { field: 'tools[].googleSearch', handling: perProtocol({ kind: 'translated', note: 'web_search_options' }, { kind: 'translated', note: 'web_search tool' }, { kind: 'native' }) },
+  { field: 'tools[].googleSearch', handling: perProtocol(
+    { kind: 'translated', note: 'web_search_options; a preference: left out where the endpoint has no search, named in x-switchyard-omitted' },
+    { kind: 'translated', note: 'web_search tool; a preference' },
+    { kind: 'native', note: 'a preference' },
+  ) },
   { field: 'tools[].googleSearchRetrieval', handling: refusedEverywhere('the Gemini 1.5 search tool: send googleSearch instead') },
   { field: 'tools[].codeExecution', handling: refusedEverywhere('code execution runs only inside Google’s API, which the gateway does not offer as a hosted tool') },
   { field: 'tools[].urlContext', handling: refusedEverywhere('URL context runs only inside Google’s API; fetch the page and send its text') },
@@ -72,9 +76,9 @@ export const geminiFieldTable: FieldTable = [
   { field: 'generationConfig.temperature', handling: perProtocol({ kind: 'native' }, { kind: 'native', note: 'Anthropic caps it at 1' }, { kind: 'native' }) },
   { field: 'generationConfig.topP', handling: perProtocol({ kind: 'translated', note: 'top_p' }, { kind: 'translated', note: 'top_p' }, { kind: 'native' }) },
   { field: 'generationConfig.topK', handling: perProtocol(
-    { kind: 'hint', note: 'not forwarded: OpenAI has no top_k, and Gemini clients send it by default (Gemini CLI: 64)' },
-    { kind: 'hint', note: 'not forwarded when translated (a default of Gemini clients, not a requirement)' },
-    { kind: 'native', note: 'relayed as sent; not forwarded when translated' },
+    { kind: 'translated', note: 'top_k where the endpoint takes it; a preference (Gemini CLI sends 64, OpenAI has none): else left out, named in x-switchyard-omitted' },
+    { kind: 'translated', note: 'top_k; a preference' },
+    { kind: 'native', note: 'a preference' },
   ) },
   { field: 'generationConfig.candidateCount', handling: onEveryProtocol('refused', 'one candidate per request; 1 is accepted') },
   { field: 'generationConfig.maxOutputTokens', handling: perProtocol({ kind: 'translated', note: 'max_completion_tokens' }, { kind: 'translated', note: 'max_tokens (the endpoint’s cap when absent)' }, { kind: 'native' }) },
@@ -108,9 +112,9 @@ export const geminiFieldTable: FieldTable = [
   { field: 'generationConfig.routingConfig', handling: refusedEverywhere('Vertex AI model routing: the gateway routes by models and provider') },
   { field: 'generationConfig.modelSelectionConfig', handling: refusedEverywhere('Vertex AI model selection: the gateway routes by models and provider') },
   { field: 'generationConfig.thinkingConfig', handling: perProtocol(
-    { kind: 'translated', note: 'reasoning_effort; a preference: dropped where the model does not reason' },
+    { kind: 'translated', note: 'reasoning_effort; a preference: left out where the model does not reason, named in x-switchyard-omitted' },
     { kind: 'translated', note: 'thinking (budget → budget_tokens, -1 → adaptive, 0 → off); a preference' },
-    { kind: 'native', note: 'a preference: dropped where the model does not reason' },
+    { kind: 'native', note: 'a preference: left out where the model does not reason' },
   ) },
   { field: 'generationConfig.thinkingConfig.thinkingBudget', handling: perProtocol(
     { kind: 'translated', note: 'reasoning_effort (≤ 2048 low, ≤ 8192 medium, else high; -1 the model’s default; 0 no reasoning)' },
