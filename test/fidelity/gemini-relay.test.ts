@@ -40,7 +40,7 @@ function withTranslatedGemini(yaml: string): string {
 }
 
 const fixture = (name: string) => readFileSync(new URL(`../../src/providers/gemini/__fixtures__/${name}`, import.meta.url), 'utf8');
-const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { temperature: 0.5, topK: 40 }, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] };
+const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { temperature: 0.5 }, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] };
 
 function post(path: string, payload: unknown, model = 'rec/gemini'): Promise<Response> {
   return fetch(`${gateway.url}/v1beta/models/${model}:${path}`, { method: 'POST', headers: { 'x-goog-api-key': gateway.key, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
