@@ -9,6 +9,7 @@ import type { IdGenerator } from './core/ids.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { DefaultProviderCache } from './routing/default-provider-cache.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { ServerLifecycle } from './http/server-lifecycle.js';
 import type { EndpointHealth } from './routing/endpoint-health.js';
 import type { PromptCacheAffinity } from './routing/prompt-cache-affinity.js';
 import type { Counters } from './store/counters.js';
@@ -40,4 +41,6 @@ export interface AppContext {
   tasks: TaskEngine;
   /** Prometheus metrics of this instance (`GET /metrics`). */
   metrics: Metrics;
+  /** Draining after SIGTERM (`/ready` 503, `Connection: close` on every answer). */
+  lifecycle: ServerLifecycle;
 }

@@ -30,6 +30,7 @@ import { createExpectationHandler } from './http/answer-expectation.js';
 import { defaultHttpLimits } from './http/http-limits.js';
 import { registerConnectionCaps } from './http/register-connection-caps.js';
 import { frameworkErrorOf } from './http/framework-error-of.js';
+import { GatewayError } from './errors/gateway-error.js';
 import { registerErrorHandling, sendError } from './http/register-error-handling.js';
 import { registerJsonParser } from './http/register-json-parser.js';
 import { registerValidation } from './http/register-validation.js';
@@ -48,13 +49,18 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     bodyLimit: context.config.server.bodyLimitBytes,
     genReqId: () => context.createId('req'),
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Requests that still arrive on a kept-alive connection once the listener is closed are
+    // served (with `Connection: close`, which Fastify adds), not refused with a bare 503: the
+    // store stays open until the last connection has ended (`cli/shut-down-gracefully.ts`).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Slow clients are bounded (README "Timeouts and bounds"): headers, whole request, idle keep-alive.
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
-    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.timeoutCheckIntervalMs },
+    // Node would answer an HTTP/1.1 request without `Host` with a bare 400 of its own; the
+    // onRequest hook below refuses it in the envelope instead.
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.timeoutCheckIntervalMs, requireHostHeader: false },
     // Errors found before routing (bad percent-encoding, over-long parameters, unparsable HTTP)
     // are answered in the same envelope as every other error.
     frameworkErrors: (error, request, reply) => {
@@ -67,8 +73,14 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   app.server.on('checkExpectation', createExpectationHandler(context.createId, logger));
 
   // First hook of all, so that even a refused request carries its id.
+  const { lifecycle } = context;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (lifecycle.draining) reply.header('connection', 'close');
+    // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request that lacks Host.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      throw new GatewayError('invalid_request', 'HTTP/1.1 requests must carry a Host header', { headers: { connection: 'close' } });
+    }
   });
   // Before auth, so that refusals carry CORS headers too and a browser can read them.
   await registerCors(app, context.config.server.corsOrigins ?? []);
@@ -77,7 +89,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerTextCheck(app);
   registerAuth(app, context);
-  registerConnectionCaps(app, limits);
+  registerConnectionCaps(app, context, limits);
   // Before any route: the document is generated from the routes as they are declared.
   await registerOpenApi(app, readPackageVersion());
 

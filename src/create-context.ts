@@ -12,6 +12,7 @@ import { DefaultProviderCache } from './routing/default-provider-cache.js';
 import { PromptCacheAffinity } from './routing/prompt-cache-affinity.js';
 import { EndpointHealth } from './routing/endpoint-health.js';
 import { createMetrics } from './metrics/create-metrics.js';
+import { ServerLifecycle } from './http/server-lifecycle.js';
 import { createCounters } from './store/counters.js';
 import { TaskEngine, type TaskEngineOptions } from './tasks/task-engine.js';
 import { videoTaskHandler } from './videos/video-task-handler.js';
@@ -58,7 +59,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
         onFenced: () => logger.warn({ instanceId }, 'this instance was declared dead by another (paused or cut off past the instance timeout); registered again'),
       },
     ),
-    providers: new ProviderRegistry(),
+    providers: new ProviderRegistry(logger),
     requestLog,
     health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 30_000 }),
     promptCacheAffinity: new PromptCacheAffinity({ capacity: 10_000, ttlMs: 5 * 60_000, clock }),
@@ -66,6 +67,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     // One identity per process: the lease owner of its tasks is the holder of its reservations.
     tasks: new TaskEngine(() => context, { schedules: config.tasks, ...options.tasks, instanceId }),
     metrics: createMetrics(() => context),
+    lifecycle: new ServerLifecycle(),
   };
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);

@@ -6,9 +6,17 @@ import type { TextRequest } from '../core/text-request.js';
  * Token counts for requests whose provider reported no usage (some OpenAI-compatible servers,
  * streams cut off before their usage event). Counted with the o200k_base BPE (js-tiktoken, pure
  * JavaScript, ranks shipped in the package); for other model families it is an approximation,
- * so such requests are recorded as `estimated`. The ranks load on first use, not at start.
+ * so such requests are recorded as `estimated`.
+ *
+ * Building the encoder from its ranks is 0.7–1.5 s of synchronous work, which on first use would
+ * freeze every request in flight; `serve` calls `prepareTokenizer` before it listens.
  */
 let encoder: Promise<Tiktoken> | undefined;
+
+/** Builds the encoder now, so that no request pays for it (see above). */
+export async function prepareTokenizer(): Promise<void> {
+  await loadEncoder();
+}
 
 function loadEncoder(): Promise<Tiktoken> {
   encoder ??= Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/o200k_base')]).then(

@@ -7,19 +7,44 @@ import type { Usage } from '../core/usage.js';
  * nano-USD × tokens-per-million first and divided once, rounding up, so a request is never
  * charged less than the list price and rounding never compounds.
  */
-export function priceTextUsage(pricing: EndpointPricing, usage: Usage, inputImages = 0): bigint {
-  const cached = BigInt(usage.cachedPromptTokens ?? 0);
-  const cacheWrite = BigInt(usage.cacheWritePromptTokens ?? 0);
+export function priceTextUsage(
+  pricing: EndpointPricing,
+  usage: Usage,
+  inputImages = 0,
+  pricingOf?: (providerModel: string) => EndpointPricing | undefined,
+): bigint {
+  let perMillion = 0n;
+  let own: Usage = usage;
+  for (const part of usage.delegated ?? []) {
+    // A pass another model served (an advisor) is priced at that model's price when the catalog
+    // knows it, else at the executor's; the rest of the counts at the executor's.
+    perMillion += tokensPerMillion(pricingOf?.(part.model) ?? pricing, part);
+    own = {
+      ...own,
+      promptTokens: own.promptTokens - part.promptTokens,
+      completionTokens: own.completionTokens - part.completionTokens,
+      cachedPromptTokens: (own.cachedPromptTokens ?? 0) - (part.cachedPromptTokens ?? 0),
+      cacheWritePromptTokens: (own.cacheWritePromptTokens ?? 0) - (part.cacheWritePromptTokens ?? 0),
+    };
+  }
+  perMillion += tokensPerMillion(pricing, own);
+  return ceilDiv(perMillion, 1_000_000n) + (pricing.request ?? 0n) + BigInt(inputImages) * (pricing.image ?? 0n);
+}
+
+/** Σ tokens × price per million of one set of counts (divided once, by the caller). */
+function tokensPerMillion(pricing: EndpointPricing, usage: Omit<Usage, 'delegated'>): bigint {
+  const cached = BigInt(Math.max(0, usage.cachedPromptTokens ?? 0));
+  const cacheWrite = BigInt(Math.max(0, usage.cacheWritePromptTokens ?? 0));
   const uncached = BigInt(Math.max(0, usage.promptTokens)) - cached - cacheWrite;
   const reasoning = pricing.reasoning !== undefined ? BigInt(usage.reasoningTokens ?? 0) : 0n;
   const completion = BigInt(Math.max(0, usage.completionTokens)) - reasoning;
-  const perMillion =
+  return (
     (uncached > 0n ? uncached : 0n) * pricing.prompt +
     cached * (pricing.cachedPrompt ?? pricing.prompt) +
     cacheWrite * (pricing.cacheWrite ?? pricing.prompt) +
     (completion > 0n ? completion : 0n) * pricing.completion +
-    reasoning * (pricing.reasoning ?? pricing.completion);
-  return ceilDiv(perMillion, 1_000_000n) + (pricing.request ?? 0n) + BigInt(inputImages) * (pricing.image ?? 0n);
+    reasoning * (pricing.reasoning ?? pricing.completion)
+  );
 }
 
 /** The most a text call can cost: every prompt token uncached, every allowed output token used. */

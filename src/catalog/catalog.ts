@@ -1,4 +1,4 @@
-import type { ApiEndpoint, Config, ModelConfig, ModelEndpointConfig, ProviderConfig } from '../config/types.js';
+import type { ApiEndpoint, Config, EndpointPricing, ModelConfig, ModelEndpointConfig, ProviderConfig } from '../config/types.js';
 
 /** The catalog indexed for lookups; built once at start, immutable afterwards. */
 export interface Catalog {
@@ -33,4 +33,17 @@ export function developerOf(modelId: string): string {
 /** An endpoint can take traffic when its provider is configured (has its API key) and enabled. */
 export function isEndpointAvailable(catalog: Catalog, endpoint: ModelEndpointConfig): boolean {
   return catalog.providerById.get(endpoint.provider)?.enabled ?? false;
+}
+
+/**
+ * The price of the endpoint through which `providerId` serves its model `providerModel`, when
+ * the catalog has one: for a pass another model served inside a call (Anthropic's advisor).
+ */
+export function endpointPricingOf(catalog: Catalog, providerId: string, providerModel: string): EndpointPricing | undefined {
+  for (const model of catalog.models) {
+    for (const endpoint of model.endpoints) {
+      if (endpoint.provider === providerId && endpoint.model === providerModel) return endpoint.pricing;
+    }
+  }
+  return undefined;
 }

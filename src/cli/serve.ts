@@ -1,12 +1,15 @@
 import { buildApp } from '../app.js';
+import { prepareTokenizer } from '../billing/count-tokens.js';
 import { loadConfig } from '../config/load-config.js';
 import { closeContext, createContext } from '../create-context.js';
+import { defaultHttpLimits } from '../http/http-limits.js';
 import { logProviderSummary } from './log-provider-summary.js';
+import { shutDownGracefully } from './shut-down-gracefully.js';
 
 /**
  * `switchyard serve`: load config, open and migrate the store, listen, and on SIGTERM/SIGINT
- * stop accepting, let in-flight requests and streams finish (bounded by the grace period),
- * close the store and exit 0.
+ * drain (`/ready` 503 first), stop accepting, let in-flight requests and streams finish (bounded
+ * by the grace period), close the store and exit 0 (`shut-down-gracefully.ts`).
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
@@ -25,6 +28,9 @@ export async function serve(): Promise<void> {
   }, Math.max(500, Math.floor(instanceTimeoutMs / 3)));
   upkeep.unref();
   const app = await buildApp(context);
+  // Warm before the first connection: what is built lazily on first use would stall the event
+  // loop for every request then in flight (the tokenizer alone is 0.7–1.5 s).
+  await prepareTokenizer();
   const { host, port } = config.server;
   const address = await app.listen({ host, port });
   context.logger.info({ address, catalog: config.source, models: config.models.length }, 'ready');
@@ -39,20 +45,20 @@ export async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     context.logger.info({ signal }, 'shutting down');
-    const deadline = setTimeout(() => {
-      context.logger.warn('grace period over; closing remaining connections');
-      app.server.closeAllConnections();
-    }, config.server.shutdownGraceMs);
-    deadline.unref();
-    clearInterval(upkeep);
     // No new task claims; polls in flight finish (or are handed back) while requests drain.
     const tasksStopped = context.tasks.stop();
     try {
-      await app.close();
+      await shutDownGracefully(app, context, {
+        drainMs: config.server.shutdownDrainMs,
+        graceMs: config.server.shutdownGraceMs,
+        keepAliveTimeoutMs: config.server.http?.keepAliveTimeoutMs ?? defaultHttpLimits.keepAliveTimeoutMs,
+      });
       await tasksStopped;
-      await closeContext(context);
     } finally {
-      clearTimeout(deadline);
+      // The heartbeat runs until the last request has settled: other instances would otherwise
+      // take this one for dead during a long drain and release reservations still in use.
+      clearInterval(upkeep);
+      await closeContext(context);
     }
     process.exit(0);
   };

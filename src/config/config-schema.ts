@@ -95,6 +95,16 @@ const ProviderSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    connections: Type.Optional(
+      Type.Object(
+        {
+          max: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          queue: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+          queue_timeout_ms: Type.Optional(PositiveInteger),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

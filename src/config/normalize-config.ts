@@ -2,6 +2,7 @@ import { usdToNano } from '../core/money.js';
 import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './config-schema.js';
 import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
+import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
 import { textProviderApis, type Config, type EndpointPricing, type ModelConfig, type ProviderConfig, type ServerConfig, type TaskScheduleConfig } from './types.js';
 
 export const canonicalParameters = new Set([
@@ -75,6 +76,11 @@ function normalizeProvider(entry: ProviderEntry): ProviderConfig {
       connectMs: entry.timeouts?.connect_ms ?? defaultTimeouts.connectMs,
       firstByteMs: entry.timeouts?.first_byte_ms ?? defaultTimeouts.firstByteMs,
       idleMs: entry.timeouts?.idle_ms ?? defaultTimeouts.idleMs,
+    },
+    connections: {
+      max: entry.connections?.max ?? defaultConnectionLimits.max,
+      queue: entry.connections?.queue ?? defaultConnectionLimits.queue,
+      queueTimeoutMs: entry.connections?.queue_timeout_ms ?? defaultConnectionLimits.queueTimeoutMs,
     },
   };
 }

@@ -13,6 +13,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     redisUrl: env.REDIS_URL || null,
     adminToken: env.SWITCHYARD_ADMIN_TOKEN || null,
     bodyLimitBytes: readInteger(env, 'SWITCHYARD_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    shutdownDrainMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
     shutdownGraceMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     http: {

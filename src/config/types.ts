@@ -17,6 +17,16 @@ export interface ProviderTimeouts {
   idleMs: number;
 }
 
+/** How many calls one provider carries at once, and the line for the rest (`providers/shared/provider-slots.ts`). */
+export interface ProviderConnectionLimits {
+  /** Calls (= connections: no pipelining) open at once. */
+  max: number;
+  /** Calls that may wait for a free connection; more are refused at once (503). */
+  queue: number;
+  /** Longest wait for a free connection; then the call is refused (503). */
+  queueTimeoutMs: number;
+}
+
 export interface ProviderConfig {
   id: string;
   name: string;
@@ -37,6 +47,8 @@ export interface ProviderConfig {
    */
   passThrough?: boolean;
   timeouts: ProviderTimeouts;
+  /** Absent: `defaultConnectionLimits` (256 connections, 256 waiting, 5 s). */
+  connections?: ProviderConnectionLimits;
 }
 
 /** Prices in nano-USD per 1M units (tokens, characters) or per single unit (image, second, request). */
@@ -118,7 +130,12 @@ export interface ServerConfig {
   adminToken: string | null;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
-  /** How long SIGTERM waits for in-flight requests and streams. */
+  /**
+   * After SIGTERM, how long `/ready` answers 503 while requests are still served, so that a load
+   * balancer stops sending new ones before the listener closes.
+   */
+  shutdownDrainMs: number;
+  /** After the listener closes, how long in-flight requests and streams may take to finish. */
   shutdownGraceMs: number;
   logLevel: string;
   /** Connection timeouts and upload/stream caps; `http/http-limits.ts` defaults when absent. */

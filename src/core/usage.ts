@@ -11,6 +11,21 @@ export interface Usage {
   reasoningTokens?: number;
   /** True when the provider reported no usage and the gateway counted the tokens itself. */
   estimated?: boolean;
+  /**
+   * The part of the counts above that another model served inside the same call (Anthropic's
+   * advisor tool: `usage.iterations` of type `advisor_message`, each naming its model), priced at
+   * that model's price where the catalog knows it.
+   */
+  delegated?: DelegatedUsage[];
+}
+
+/** Tokens of one pass served by another model; `model` is the provider's own model name. */
+export interface DelegatedUsage {
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedPromptTokens?: number;
+  cacheWritePromptTokens?: number;
 }
 
 export function totalTokens(usage: Usage): number {

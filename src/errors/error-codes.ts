@@ -33,7 +33,7 @@ export const errorCatalog = {
   internal_error: { status: 500, when: 'a fault of ours; details go to the log, never to the client' },
   upstream_error: { status: 502, when: 'every provider tried failed; a provider auth or configuration failure is shown without its text' },
   no_available_provider: { status: 503, when: 'no route for the model and endpoint (closest model ids suggested)', retry: false },
-  service_unavailable: { status: 503, when: 'a dependency is down, or too many large uploads at once' },
+  service_unavailable: { status: 503, when: "a dependency is down, the instance is shutting down (`/ready`), too many large uploads at once, or every provider's connections and wait line are full (`Retry-After`)" },
   upstream_timeout: { status: 504, when: 'the provider did not answer in time' },
 } as const satisfies Record<string, ErrorCatalogEntry>;
 

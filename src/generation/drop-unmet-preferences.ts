@@ -1,4 +1,4 @@
-import type { DecodedTextCall } from '../api/shared/text-call.js';
+import type { DecodedTextCall } from '../core/text-call.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CanonicalParameter, TextRequest } from '../core/text-request.js';
 import { unsupportedParameter } from '../errors/gateway-error.js';

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app-context.js';
-import { inClientTerms, type DecodedTextCall } from '../api/shared/text-call.js';
+import type { DecodedTextCall } from '../core/text-call.js';
+import { inClientTerms } from '../errors/in-client-terms.js';
 import type { Principal } from '../auth/principal.js';
 import { countRequestTokens, countTextTokens } from '../billing/count-tokens.js';
 import { estimatePromptTokens } from '../billing/estimate-tokens.js';
@@ -18,8 +19,9 @@ import { explainNoProvider } from '../routing/explain-no-provider.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import { GatewayError, invalidRequest } from '../errors/gateway-error.js';
 import { preferServedEndpoint } from '../routing/prompt-cache-affinity.js';
+import { endpointPricingOf } from '../catalog/catalog.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
-import { planPassThrough } from './plan-pass-through.js';
+import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
 import { truncateToContext } from './truncate-to-context.js';
@@ -40,10 +42,11 @@ export interface TextGenerationInput {
    */
   onSettled?: (candidate: Candidate, settlement: StreamSettlement) => RequestRecord | undefined;
   /**
-   * The client's body as it came, for the native pass-through (`plan-pass-through.ts`) when the
-   * chosen endpoint speaks the client's style; absent when pass-through is off.
+   * The client's body as it came and its style's rules, for the native pass-through
+   * (`plan-pass-through.ts`) when the chosen endpoint speaks the client's style; absent when
+   * pass-through is off or the style has none.
    */
-  body?: Record<string, unknown>;
+  passThrough?: PassThroughInput;
 }
 
 export type TextGenerationOutcome = (
@@ -105,11 +108,12 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const adapter = context.providers.textAdapter(candidate.provider.api);
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
+    const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
     try {
       // The client's body still carries what was left out for this endpoint: translated instead.
-      const passThrough = omitted.length === 0 ? planPassThrough(input.api, input.body, candidate, planned.request) : undefined;
-      if (passThrough) {
-        const relayed = await relayText(context, {
+      const passThrough = omitted.length === 0 && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
+      if (passThrough && adapter.relay) {
+        const relayed = await relayText(context, adapter.relay, {
           candidate,
           plan: passThrough,
           request,
@@ -121,6 +125,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           startedAt,
           health: () => control.keepHealth(),
           onSettled,
+          pricingOf,
         });
         rememberServer(candidate);
         return { ...relayed, omitted };
@@ -128,7 +133,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
-        const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images);
+        const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images, pricingOf);
         // The request log row commits together with the charge (its cost is what was charged).
         const charged = await context.ledger.settle(reservation, cost, onSettled({ usage, cost, status: 'completed' }));
         rememberServer(candidate);
@@ -145,6 +150,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         countPrompt,
         startedAt,
         onSettled,
+        pricingOf,
       });
       rememberServer(candidate);
       return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close, omitted };

@@ -3,6 +3,7 @@ import { countTextTokens } from '../billing/count-tokens.js';
 import { priceTextUsage } from '../billing/pricing.js';
 import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
+import type { EndpointPricing } from '../config/types.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord } from '../store/repositories/requests.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
@@ -69,6 +70,8 @@ interface MeterOptions {
   startedAt: number;
   /** Answers the request log row to commit with the charge (see `Ledger.settle`). */
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
+  /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
+  pricingOf?: (providerModel: string) => EndpointPricing | undefined;
 }
 
 async function* readMetered<P extends RelayedPart>(
@@ -79,7 +82,7 @@ async function* readMetered<P extends RelayedPart>(
   let outputBytes = '';
   const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: string): Promise<bigint> => {
     state.settled = true;
-    const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images);
+    const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images, options.pricingOf);
     return options.ledger.settle(options.reservation, cost, options.onSettled({ usage, cost, status, errorCode }));
   };
   const delivered = async (): Promise<Usage> => ({ promptTokens: await options.countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });

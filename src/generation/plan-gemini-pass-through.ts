@@ -1,38 +1,26 @@
-import type { FieldTable } from '../api/shared/field-table.js';
 import type { TextRequest } from '../core/text-request.js';
+import { readCamelCase } from '../providers/gemini/read-camel-case.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { PassThroughPlan } from './plan-pass-through.js';
+import type { PassThroughPlan, PassThroughRules } from './plan-pass-through.js';
 import { readSignatureTag } from './tag-signatures.js';
-
-/** The gateway's own fields, and `model`, which the URL carries: never sent to the provider. */
-const gatewayOnly = new Set(['models', 'provider', 'model']);
 
 /**
  * The Gemini style's pass-through (see `plan-pass-through.ts`), to a gemini-wire endpoint: the
- * client's body (in camelCase, as the decoder read it) goes as it came, but for the output cap
- * (`generationConfig.maxOutputTokens`, set to the planned one: the client's, the endpoint's or
- * what the funds allow) and thought signatures the gateway tagged as Gemini's, which lose their
- * tag. Translated instead when a top-level field is not native to Gemini in the style's field
- * table (a hint the gateway does not forward), when a signature is another protocol's, or when
- * reasoning the endpoint cannot do was asked for.
+ * client's body, in camelCase as the style read it, goes as it came but for the gateway's own
+ * fields and `model` (the URL carries it), and thought signatures the gateway tagged as Gemini's,
+ * which lose their tag; the relay sets the output cap. Translated instead when a top-level field
+ * is not native to Gemini in the style's field table (a hint the gateway does not forward), when a
+ * signature is another protocol's, or when reasoning the endpoint cannot do was asked for.
  */
-export function planGeminiPassThrough(table: FieldTable, body: Record<string, unknown>, candidate: Candidate, request: TextRequest): PassThroughPlan | undefined {
-  if (candidate.provider.api !== 'gemini' || candidate.provider.passThrough === false) return undefined;
-  for (const field in body) {
-    if (gatewayOnly.has(field)) continue;
-    const kind = table.find((row) => row.field === field)?.handling.gemini.kind;
-    if (kind !== 'native' && kind !== 'refused') return undefined;
-  }
+export function planGeminiPassThrough(input: Record<string, unknown>, rules: PassThroughRules, candidate: Candidate, request: TextRequest): PassThroughPlan | undefined {
+  const body = readCamelCase(input);
+  for (const field in body) if (!rules.forwardable.has(field)) return undefined;
   if (request.reasoning && !candidate.endpoint.supportedParameters.includes('reasoning')) return undefined;
   const contents = contentsWithOwnSignatures(body.contents);
   if (contents === undefined) return undefined;
   const forwarded: Record<string, unknown> = {};
-  for (const field in body) if (!gatewayOnly.has(field)) forwarded[field] = body[field];
+  for (const field in body) if (!rules.gatewayOnly.includes(field)) forwarded[field] = body[field];
   forwarded.contents = contents;
-  if (request.maxTokens !== undefined) {
-    const config = typeof body.generationConfig === 'object' && body.generationConfig !== null ? body.generationConfig : {};
-    forwarded.generationConfig = { ...config, maxOutputTokens: request.maxTokens };
-  }
   return { body: forwarded };
 }
 

@@ -1,18 +1,16 @@
-import type { FieldTable, WireProtocol } from '../api/shared/field-table.js';
-import { chatCompletionsFieldTable } from '../api/chat-completions/field-table.js';
-import { messagesFieldTable } from '../api/messages/field-table.js';
-import { geminiFieldTable } from '../api/gemini/field-table.js';
-import { readCamelCase } from '../api/gemini/read-camel-case.js';
-import { planGeminiPassThrough } from './plan-gemini-pass-through.js';
+import type { TextProviderApi } from '../config/types.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { Candidate } from '../routing/candidate.js';
+import { planGeminiPassThrough } from './plan-gemini-pass-through.js';
 import { readSignatureTag } from './tag-signatures.js';
 
 /**
  * The native pass-through (docs/api-decisions.md, "Native pass-through"): when the client's style
- * is the chosen endpoint's own protocol (Messages → anthropic, Chat Completions → openai), the
+ * is the chosen endpoint's own protocol (Messages → anthropic, Chat Completions → openai, Gemini's
+ * generateContent → gemini), the
  * client's body goes to the provider as it came, but for what the gateway must set, and the
- * provider's answer comes back as it came, but for the gateway's id, model and cost. The request
+ * provider's answer comes back in the style's official shape (the protocol's relay reads the
+ * vendor's dialect), with the gateway's id, model and cost. The request
  * was decoded and checked as usual (field tables, routing, limits, reservation) all the same.
  *
  * A request is translated instead when, for the chosen endpoint, the gateway has to change more
@@ -28,51 +26,34 @@ export interface PassThroughPlan {
   body: Record<string, unknown>;
 }
 
-interface StyleRules {
-  protocol: WireProtocol;
-  /** Top-level fields that may be forwarded, derived from the style's field table. */
+/**
+ * What a client style hands generation for its pass-through (derived from its field table on
+ * the api side, so that generation reads no api tables): the protocol whose wire the style is,
+ * and which of its top-level fields may go to that protocol as they came.
+ */
+export interface PassThroughRules {
+  protocol: TextProviderApi;
+  /** Top-level fields that may be forwarded. */
   forwardable: ReadonlySet<string>;
   /** The gateway's own fields: read by the gateway, never sent to the provider. */
   gatewayOnly: readonly string[];
 }
 
-/** Fields the pass-through itself sets or that carry the conversation as the protocol defines it. */
-const structural = ['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens'];
-
-function rulesOf(table: FieldTable, protocol: WireProtocol, gatewayOnly: string[]): StyleRules {
-  const forwardable = new Set<string>([...structural, ...gatewayOnly]);
-  for (const row of table) {
-    if (row.field.includes('.')) continue;
-    const kind = row.handling[protocol].kind;
-    // A refused field got past the decoder only at its neutral value, which the provider takes too.
-    if (kind === 'native' || kind === 'refused') forwardable.add(row.field);
-  }
-  return { protocol, forwardable, gatewayOnly };
+/** The client's body as it came, and its style's rules; absent when pass-through is off. */
+export interface PassThroughInput {
+  body: Record<string, unknown>;
+  rules: PassThroughRules;
 }
 
-let rulesByStyle: Record<'chat' | 'messages', StyleRules> | undefined;
-
-function styleRules(api: 'chat' | 'messages'): StyleRules {
-  rulesByStyle ??= {
-    chat: rulesOf(chatCompletionsFieldTable, 'openai', ['models', 'provider', 'usage']),
-    messages: rulesOf(messagesFieldTable, 'anthropic', ['models', 'provider']),
-  };
-  return rulesByStyle[api];
-}
-
-export function planPassThrough(
-  api: 'chat' | 'responses' | 'messages' | 'gemini',
-  body: Record<string, unknown> | undefined,
-  candidate: Candidate,
-  request: TextRequest,
-): PassThroughPlan | undefined {
-  if (!body || api === 'responses') return undefined;
-  if (api === 'gemini') return planGeminiPassThrough(geminiFieldTable, readCamelCase(body), candidate, request);
-  const rules = styleRules(api);
+export function planPassThrough(input: PassThroughInput | undefined, candidate: Candidate, request: TextRequest): PassThroughPlan | undefined {
+  if (!input) return undefined;
+  const { body, rules } = input;
   if (candidate.provider.api !== rules.protocol || candidate.provider.passThrough === false) return undefined;
+  // Gemini's conversation is `contents`, its fields in either of Google's spellings.
+  if (rules.protocol === 'gemini') return planGeminiPassThrough(body, rules, candidate, request);
   for (const field in body) if (!rules.forwardable.has(field)) return undefined;
   if (request.reasoning && !candidate.endpoint.supportedParameters.includes('reasoning')) return undefined;
-  const messages = api === 'chat' ? chatMessagesForwardable(body.messages) : messagesWithOwnSignatures(body.messages, rules.protocol);
+  const messages = rules.protocol === 'openai' ? chatMessagesForwardable(body.messages) : messagesWithOwnSignatures(body.messages, rules.protocol);
   if (messages === undefined) return undefined;
 
   const forwarded: Record<string, unknown> = {};
@@ -82,16 +63,8 @@ export function planPassThrough(
   }
   forwarded.model = candidate.endpoint.model;
   forwarded.messages = messages;
-  // Routing may have lowered the cap to the endpoint's (docs/api-decisions.md §4).
-  if (request.maxTokens !== undefined) {
-    if ('max_completion_tokens' in forwarded) forwarded.max_completion_tokens = request.maxTokens;
-    else if ('max_tokens' in forwarded || api === 'messages') forwarded.max_tokens = request.maxTokens;
-  }
-  // The gateway reads usage from the stream to charge it.
-  if (api === 'chat' && body.stream === true) {
-    const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
-    forwarded.stream_options = { ...options, include_usage: true };
-  }
+  // The cap (the client's, the endpoint's or what the funds allow) and the stream's usage are
+  // set by the protocol's relay, in its own fields (providers/*/relay-*.ts).
   return { body: forwarded };
 }
 
@@ -112,7 +85,7 @@ function chatMessagesForwardable(messages: unknown): unknown[] | undefined {
  * untagged ones go as they are; one tagged by another protocol means translation, which drops it.
  * Answers the messages (a copy only where a tag was removed), or undefined to translate.
  */
-function messagesWithOwnSignatures(messages: unknown, protocol: WireProtocol): unknown[] | undefined {
+function messagesWithOwnSignatures(messages: unknown, protocol: TextProviderApi): unknown[] | undefined {
   if (!Array.isArray(messages)) return undefined;
   let copied: unknown[] | undefined;
   for (let index = 0; index < messages.length; index += 1) {

@@ -2,13 +2,11 @@ import type { AppContext } from '../app-context.js';
 import type { Reservation } from '../billing/ledger.js';
 import { countTextTokens } from '../billing/count-tokens.js';
 import { priceTextUsage } from '../billing/pricing.js';
+import type { EndpointPricing } from '../config/types.js';
 import type { RelayedPart } from '../core/stream-part.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { Usage } from '../core/usage.js';
-import type { CallContext } from '../providers/provider-adapter.js';
-import { relayMessages, relayMessagesStream } from '../providers/anthropic/relay-messages.js';
-import { relayChatCompletion, relayChatCompletionStream } from '../providers/openai/relay-chat-completions.js';
-import { relayGenerateContent, relayGenerateContentStream } from '../providers/gemini/relay-generate-content.js';
+import type { CallContext, RelayCall, TextRelay } from '../providers/provider-adapter.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
 import type { RequestRecord } from '../store/repositories/requests.js';
@@ -23,6 +21,7 @@ export type RelayOutcome =
 export interface RelayInput {
   candidate: Candidate;
   plan: PassThroughPlan;
+  /** The planned request: its `maxTokens` is the cap the relay sends (contract §5). */
   request: TextRequest;
   reservation: Reservation;
   requestId: string;
@@ -32,38 +31,34 @@ export interface RelayInput {
   startedAt: number;
   health: () => HealthAttempt;
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
+  /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
+  pricingOf: (providerModel: string) => EndpointPricing | undefined;
 }
 
 /**
- * One pass-through call (see `plan-pass-through.ts`): the provider's answer relayed, its usage
- * read and settled exactly as on the translated path — priced, charged with its request log row,
- * estimated with the tokenizer only when the provider reported none.
+ * One pass-through call (see `plan-pass-through.ts`) through the protocol's relay: the
+ * provider's answer in the style's official shape, its usage read and settled exactly as on the
+ * translated path — priced, charged with its request log row, estimated with the tokenizer only
+ * when the provider reported none.
  */
-export async function relayText(context: AppContext, input: RelayInput): Promise<RelayOutcome> {
+export async function relayText(context: AppContext, relay: TextRelay, input: RelayInput): Promise<RelayOutcome> {
   const { candidate, plan, request, callContext } = input;
   const api = candidate.provider.api;
-  const identity = { id: input.requestId, model: candidate.model.id, tagSignature: (signature: string) => tagSignature(api, signature) };
-  const betas = request.anthropic?.betas;
+  const call: RelayCall = {
+    body: plan.body,
+    request,
+    identity: { id: input.requestId, model: candidate.model.id, tagSignature: (signature: string) => tagSignature(api, signature) },
+  };
   if (!request.stream) {
-    const answer =
-      api === 'anthropic'
-        ? await relayMessages(plan.body, betas, callContext, identity)
-        : api === 'gemini'
-          ? await relayGenerateContent(plan.body, callContext, identity)
-          : await relayChatCompletion(plan.body, callContext, identity);
+    const answer = await relay.relay(call, callContext);
     const usage: Usage = answer.usage.estimated
       ? { promptTokens: await input.countPrompt(), completionTokens: await countTextTokens(answer.text()), estimated: true }
       : answer.usage;
-    const cost = priceTextUsage(candidate.endpoint.pricing, usage, input.prompt.images);
+    const cost = priceTextUsage(candidate.endpoint.pricing, usage, input.prompt.images, input.pricingOf);
     const charged = await context.ledger.settle(input.reservation, cost, input.onSettled({ usage, cost, status: 'completed' }));
     return { stream: false, relayed: true, body: answer.body, usage, cost: charged };
   }
-  const parts =
-    api === 'anthropic'
-      ? await relayMessagesStream(plan.body, betas, callContext, identity)
-      : api === 'gemini'
-        ? await relayGenerateContentStream(plan.body, callContext, identity)
-        : await relayChatCompletionStream(plan.body, callContext, identity);
+  const parts = await relay.relayStream(call, callContext);
   const metered = meterStream(parts, {
     candidate,
     reservation: input.reservation,
@@ -73,6 +68,7 @@ export async function relayText(context: AppContext, input: RelayInput): Promise
     countPrompt: input.countPrompt,
     startedAt: input.startedAt,
     onSettled: input.onSettled,
+    pricingOf: input.pricingOf,
   });
   return { stream: true, relayed: true, parts: metered.parts, close: metered.close };
 }

@@ -10,6 +10,13 @@ export function toClientError(error: UpstreamError, attempts = 1): GatewayError 
   const tried = attempts > 1 ? ` (after trying ${attempts} providers)` : '';
   if (error.status === 400 || error.status === 422) return new GatewayError('invalid_request', error.message, { cause: error });
   if (error.status === 413) return new GatewayError('payload_too_large', error.message, { cause: error });
+  // No call was made (the gateway's line for the provider's connections was full): a refusal,
+  // so without the upstream cause, which would log the request as a provider failure.
+  if (error.code === 'service_unavailable') {
+    return new GatewayError('service_unavailable', `Every connection the gateway may open to the provider is in use, and the line for a free one is full or took too long${tried}: retry shortly`, {
+      headers: { 'retry-after': '1' },
+    });
+  }
   if (error.code === 'upstream_timeout') return new GatewayError('upstream_timeout', `The provider did not answer in time${tried}`, { cause: error });
   if (error.status === 429) {
     return new GatewayError('rate_limited', `The provider is rate limiting requests${tried}`, {

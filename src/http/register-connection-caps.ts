@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../app-context.js';
+import { startRequestRecord } from '../billing/start-request-record.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { HttpLimits } from './http-limits.js';
 
@@ -7,7 +9,7 @@ import type { HttpLimits } from './http-limits.js';
  * once (each is buffered until parsed), and how many streams one key holds open. A slot is
  * freed when the response's connection closes, however the request ended.
  */
-export function registerConnectionCaps(app: FastifyInstance, limits: HttpLimits): void {
+export function registerConnectionCaps(app: FastifyInstance, context: Pick<AppContext, 'requestLog' | 'clock' | 'metrics'>, limits: HttpLimits): void {
   let largeUploads = 0;
   const streamsByKey = new Map<string, number>();
 
@@ -29,15 +31,20 @@ export function registerConnectionCaps(app: FastifyInstance, limits: HttpLimits)
 
   // preHandler: the key is known and the body parsed, so `stream: true` can be read.
   app.addHook('preHandler', async (request, reply) => {
-    const keyId = request.principal?.keyId;
+    const principal = request.principal;
+    const keyId = principal?.keyId;
     const body = request.body as { stream?: unknown } | undefined;
-    if (!keyId || typeof body !== 'object' || body === null || body.stream !== true) return;
+    if (!principal || !keyId || typeof body !== 'object' || body === null || body.stream !== true) return;
     const open = streamsByKey.get(keyId) ?? 0;
     if (open >= limits.maxStreamsPerKey) {
-      throw new GatewayError('rate_limited', `This key has ${open} streams open, the most allowed at once: close some before opening more`, {
+      const refusal = new GatewayError('rate_limited', `This key has ${open} streams open, the most allowed at once: close some before opening more`, {
         headers: { 'retry-after': '1' },
         metadata: { limit_type: 'open_streams' },
       });
+      // A generation request refused before its route ran still gets its request-log row (`refused`).
+      const endpoint = (request.routeOptions.url ?? request.url).replace(/^\/v1/, '');
+      await startRequestRecord(context, { requestId: request.id, principal, endpoint, body: body as Record<string, unknown> }).failed(refusal);
+      throw refusal;
     }
     streamsByKey.set(keyId, open + 1);
     onClose(reply, () => {

@@ -4,6 +4,9 @@ import { shouldRetry } from '../errors/client-error-type.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
+import { lingerBeforeClose } from './linger-before-close.js';
+import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { describeUpstreamFailure } from '../routing/log-upstream-failure.js';
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -49,7 +52,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
  */
 function logFailure(request: FastifyRequest, error: unknown, gatewayError: GatewayError): void {
   if (gatewayError.code === 'internal_error') request.log.error({ err: error, code: gatewayError.code }, 'request failed');
-  else if (gatewayError.status >= 500) request.log.info({ code: gatewayError.code, status: gatewayError.status }, 'request refused');
+  else if (gatewayError.status >= 500) {
+    // A provider failure behind the answer (502, 504) is named on the request's own line, so the
+    // client's request id leads to the provider, its status and the transport error.
+    const upstream = gatewayError.cause instanceof UpstreamError ? { upstream: describeUpstreamFailure(gatewayError.cause) } : {};
+    request.log.info({ code: gatewayError.code, status: gatewayError.status, ...upstream }, 'request refused');
+  }
   else request.log.debug({ code: gatewayError.code, message: gatewayError.message }, 'request refused');
 }
 
@@ -58,5 +66,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (!shouldRetry(error.code)) reply.header('x-should-retry', 'false');
   reply.header('x-request-id', request.id);
+  // A refusal that closes the connection before the body was read (413 past the limit, too many
+  // large uploads) closes it only once the client can have read the answer.
+  if (!request.raw.complete && reply.getHeader('connection') === 'close') lingerBeforeClose(request.raw.socket);
   return reply.code(error.status).type('application/json').send(renderError(error, request.id, style));
 }

@@ -27,5 +27,6 @@ export function createMetrics(context: () => AppContext): Metrics {
     },
     tasksByState: () => countTasksByStatus(context().store.db),
     uncollectedNano: () => sumAllUncollected(context().store.db),
+    upstreamConnections: () => context().providers.connectionStats(),
   });
 }

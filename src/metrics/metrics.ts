@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestRecord } from '../store/repositories/requests.js';
+import { sharedEventLoopMonitor, type EventLoopSample } from './monitor-event-loop.js';
 
 /** What the collect-time gauges read when Prometheus scrapes; all of it is this instance's view. */
 export interface MetricsSources {
@@ -13,6 +14,8 @@ export interface MetricsSources {
   tasksByState(): Promise<Array<{ status: string; count: number }>>;
   /** nano-USD recorded as uncollected in the ledger (all instances). */
   uncollectedNano(): Promise<bigint>;
+  /** This instance's calls open and waiting per provider (`providers/shared/provider-slots.ts`). */
+  upstreamConnections(): Array<{ provider: string; inUse: number; queued: number }>;
 }
 
 const nanoPerUsd = 1_000_000_000n;
@@ -94,6 +97,40 @@ export class Metrics {
       async collect() {
         this.reset();
         for (const row of await sources.tasksByState()) this.set({ status: row.status }, row.count);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_upstream_connections',
+      help: "Calls this instance has open to each provider (in_use) and waiting for one of the provider's connections (queued)",
+      labelNames: ['provider', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { provider, inUse, queued } of sources.upstreamConnections()) {
+          this.set({ provider, state: 'in_use' }, inUse);
+          this.set({ provider, state: 'queued' }, queued);
+        }
+      },
+    });
+    // Both gauges come from one sample per scrape; whichever collects first takes it.
+    const loop = sharedEventLoopMonitor();
+    let sample: EventLoopSample | undefined;
+    new Gauge({
+      name: 'switchyard_event_loop_delay_max_seconds',
+      help: 'Longest event-loop delay since the previous scrape (what every request in flight waited, machine load included)',
+      registers,
+      collect() {
+        sample = loop.takeSample();
+        this.set(sample.maxDelaySeconds);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_event_loop_busy_max_seconds',
+      help: 'Most CPU time the process spent between two event-loop turns since the previous scrape (synchronous work of ours)',
+      registers,
+      collect() {
+        this.set((sample ?? loop.takeSample()).maxBusySeconds);
+        sample = undefined;
       },
     });
     new Gauge({ name: 'switchyard_uncollected_usd', help: 'USD of actual cost that account funds could not cover (ledger total)', registers, async collect() { this.set(nanoToUsdSample(await sources.uncollectedNano())); } });

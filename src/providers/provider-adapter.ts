@@ -1,8 +1,9 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
-import type { StreamPart } from '../core/stream-part.js';
+import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
+import type { Usage } from '../core/usage.js';
 
 /** Everything an adapter needs to make one upstream call. */
 export interface CallContext {
@@ -28,4 +29,43 @@ export interface TextProviderAdapter {
   readonly api: ProviderConfig['api'];
   generate(request: TextRequest, context: CallContext): Promise<TextResult>;
   stream(request: TextRequest, context: CallContext): Promise<AsyncIterable<StreamPart>>;
+  /** Present on the protocols that have a client style of their own. */
+  readonly relay?: TextRelay;
+}
+
+/** What a relay writes over in the provider's answer: the gateway's id and model, and signature tags. */
+export interface RelayIdentity {
+  id: string;
+  model: string;
+  tagSignature(signature: string): string;
+}
+
+/**
+ * One native pass-through call (`generation/plan-pass-through.ts`): the client's body, already
+ * stripped of what only the gateway reads, and the decoded request, whose `maxTokens` is the cap
+ * the gateway fixed (the client's, lowered to the endpoint's or to what the funds allow).
+ */
+export interface RelayCall {
+  body: Record<string, unknown>;
+  request: TextRequest;
+  identity: RelayIdentity;
+}
+
+export interface RelayedAnswer {
+  /** The provider's answer in the protocol's official shape, with the gateway's id and model. */
+  body: Record<string, unknown>;
+  usage: Usage;
+  /** The answer's generated text, read only when usage must be estimated. */
+  text(): string;
+}
+
+/**
+ * The native pass-through of a protocol whose wire is also a client style (openai: Chat
+ * Completions; anthropic: Messages). The protocol sets the upstream cap its own way, and reads
+ * the provider's dialect leniently: what reaches the client is the official shape (contract §4,
+ * "one dialect out"), with the same errors and stream ending as the translated path.
+ */
+export interface TextRelay {
+  relay(call: RelayCall, context: CallContext): Promise<RelayedAnswer>;
+  relayStream(call: RelayCall, context: CallContext): Promise<AsyncIterable<RelayedPart>>;
 }

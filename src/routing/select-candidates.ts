@@ -3,7 +3,7 @@ import { apiEndpointsOf, isEndpointAvailable, type Catalog } from '../catalog/ca
 import type { ApiEndpoint, EndpointPricing, ModelConfig, ModelEndpointConfig } from '../config/types.js';
 import type { ProviderPreferences, RouteRequest } from '../core/provider-preferences.js';
 import { GatewayError, invalidRequest, unsupportedParameter } from '../errors/gateway-error.js';
-import type { RequestedParameter } from '../api/shared/text-call.js';
+import type { RequestedParameter } from '../core/text-call.js';
 import type { PriceCap } from '../store/repositories/api-keys.js';
 import type { Candidate } from './candidate.js';
 import { EndpointHealth } from './endpoint-health.js';

@@ -55,8 +55,12 @@ export async function tryCandidates<T>(
       if (kind === 'client_abort') throw error instanceof UpstreamError && error.code === 'aborted' ? error : createAbortedError('client', error);
       if (kind === 'request_error') throw error instanceof UpstreamError ? toClientError(error) : error;
       const upstream = error as UpstreamError;
-      health.failed();
-      logUpstreamFailure(context.logger, candidate, upstream);
+      // A full line for the provider's connections is our own bound, not a failure of the
+      // provider: its breaker is left alone, and the line warns once per episode itself.
+      if (upstream.code !== 'service_unavailable') {
+        health.failed();
+        logUpstreamFailure(context.logger, candidate, upstream);
+      }
       context.metrics.observeUpstreamFailure(candidate.provider.id, upstream.code, kind !== 'final' && index < candidates.length - 1);
       if (kind === 'final') throw toClientError(upstream);
       lastFailure = upstream;

@@ -108,6 +108,7 @@ function decodeRequest(body: unknown, route: ProtocolRoute): SimulatedRequest {
     maxTokens: optionalNumber(generation.maxOutputTokens ?? generation.max_output_tokens, 'generationConfig.maxOutputTokens'),
     stopSequences: readStopSequences(generation.stopSequences ?? generation.stop_sequences),
     outputSchema: generation.responseJsonSchema,
+    jsonMode: (generation.responseMimeType ?? generation.response_mime_type) === 'application/json',
     includeStreamUsage: true,
   };
 }

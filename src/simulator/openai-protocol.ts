@@ -70,6 +70,7 @@ function decodeRequest(body: unknown): SimulatedRequest {
     maxTokens: optionalNumber(record.max_completion_tokens ?? record.max_tokens, 'max_completion_tokens'),
     stopSequences: readStopSequences(record.stop),
     outputSchema: asRecord(asRecord(record.response_format).json_schema).schema,
+    jsonMode: asRecord(record.response_format).type === 'json_object',
     includeStreamUsage: asRecord(record.stream_options).include_usage === true,
   };
 }

@@ -53,7 +53,9 @@ export function planReply(request: SimulatedRequest, replyTokens: number): Plann
       ? JSON.stringify(buildToolArguments(request.outputSchema))
       : scriptEnds
         ? finalScriptedText(last.text)
-        : generateText(request.model, last?.text ?? '', replyTokens);
+        : request.jsonMode
+          ? JSON.stringify({ reply: generateText(request.model, last?.text ?? '', replyTokens) })
+          : generateText(request.model, last?.text ?? '', replyTokens);
   let finish: PlannedFinish = 'stop';
   let stopSequence: string | undefined;
   let cutAt = text.length;

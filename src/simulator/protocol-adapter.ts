@@ -29,6 +29,8 @@ export interface SimulatedRequest {
   stopSequences: string[];
   /** A JSON Schema the answer must follow (structured output): the reply is a JSON value of it. */
   outputSchema?: unknown;
+  /** JSON mode without a schema (OpenAI `response_format: json_object`, Gemini `responseMimeType: application/json`): the reply is a JSON object. */
+  jsonMode?: boolean;
   /** OpenAI reports stream usage only when asked (`stream_options.include_usage`). */
   includeStreamUsage: boolean;
 }

@@ -8,7 +8,8 @@ import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } fr
  * Structured output with the official SDK's parse helpers and zod schemas, on a model of each
  * provider protocol: Chat `response_format` and Responses `text.format` reach Anthropic as
  * `output_config.format`, Gemini as `responseJsonSchema`, OpenAI as `response_format`; the
- * simulator answers a JSON value of the schema it was given.
+ * simulator answers a JSON value of the schema it was given. JSON mode without a schema is
+ * emulated on Anthropic.
  */
 const Person = z.object({ name: z.string(), age: z.number(), tags: z.array(z.string()) });
 
@@ -49,19 +50,25 @@ describe('structured output through the gateway', () => {
     });
   }
 
-  it('refuses schema-less JSON mode on an Anthropic model, naming the field the client used', async () => {
-    const onResponses = await client.responses
-      .create({ model: 'sim/anthropic-model', input: 'x', text: { format: { type: 'json_object' } } })
-      .catch((caught: unknown) => caught);
-    expect(onResponses).toBeInstanceOf(OpenAI.BadRequestError);
-    const message = (onResponses as Error).message;
-    expect(message).toContain("'text.format'");
-    expect(message).not.toContain('response_format');
-    expect(message).toContain("send type 'json_schema'");
+  it('emulates schema-less JSON mode on an Anthropic model (a forced tool), on Responses and Chat, streamed or not', async () => {
+    const isObject = (text: string) => {
+      const value: unknown = JSON.parse(text);
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    };
+    const response = await client.responses.create({ model: 'sim/anthropic-model', input: 'x', text: { format: { type: 'json_object' } } });
+    expect(response.status).toBe('completed');
+    expect(response.output.map((item) => item.type)).toEqual(['message']);
+    expect(isObject(response.output_text)).toBe(true);
+    expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ tool_choice: { type: 'tool', name: 'json_response' } });
 
-    const onChat = await client.chat.completions
-      .create({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } })
-      .catch((caught: unknown) => caught);
-    expect((onChat as Error).message).toContain("'response_format'");
+    const streamed = await client.responses.stream({ model: 'sim/anthropic-model', input: 'x', text: { format: { type: 'json_object' } } }).finalResponse();
+    expect(isObject(streamed.output_text)).toBe(true);
+
+    const completion = await client.chat.completions
+      .stream({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } })
+      .finalChatCompletion();
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+    expect(completion.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(isObject(completion.choices[0]!.message.content!)).toBe(true);
   });
 });

@@ -20,6 +20,10 @@ describe('a per-key cap on open streams', () => {
     const body = (await third.json()) as { error: { code: string; status: number; metadata: { limit_type: string; request_id: string } } };
     expect(body.error).toMatchObject({ code: 'rate_limited', status: 429, metadata: { limit_type: 'open_streams' } });
     expect(body.error.metadata.request_id).toBe(third.headers.get('x-request-id'));
+    // The refusal has its request-log row, as every refused generation request does.
+    await gateway.test.context.requestLog.flush();
+    const row = (await (await sendJson(gateway, gateway.key, 'GET', `/v1/requests/${body.error.metadata.request_id}`)).json()) as { data: Record<string, unknown> };
+    expect(row.data).toMatchObject({ status: 'refused', model: 'sim/openai-model', endpoint: '/chat/completions', streamed: true, provider: null, cost: 0 });
     // Non-streaming calls are not capped.
     const plain = await sendJson(gateway, gateway.key, 'POST', '/v1/chat/completions', { model: 'sim/openai-model', messages: [{ role: 'user', content: 'hi' }] });
     expect(plain.status).toBe(200);

@@ -51,6 +51,19 @@ describe('usage as providers report it', () => {
     expect(message.usage.output_tokens).toBe(189);
   });
 
+  it('Gemini: a Messages stream starts with the input count the provider sent in its first chunk', async () => {
+    replay.play(recording('gemini/stream-tool-use-prompt-usage.sse'));
+    const stream = anthropic.messages.stream({ model: 'rec/gemini', max_tokens: 1024, messages: user('date?') });
+    let startUsage: Anthropic.Usage | undefined;
+    stream.on('streamEvent', (event) => {
+      // A copy: the SDK keeps updating the snapshot it started from.
+      if (event.type === 'message_start') startUsage = { ...event.message.usage };
+    });
+    await stream.finalMessage();
+    // 17 prompt + 308 tool-use prompt tokens, as the first chunk counts them; no output yet.
+    expect(startUsage).toMatchObject({ input_tokens: 325, output_tokens: 0 });
+  });
+
   it('Gemini: the tool-use prompt of a search-grounded answer is billed as input', async () => {
     replay.play(recording('gemini/stream-tool-use-prompt-usage.sse'));
     const message = await anthropic.messages.stream({ model: 'rec/gemini', max_tokens: 1024, messages: user('date?') }).finalMessage();
@@ -158,6 +171,21 @@ describe('Anthropic stream shapes', () => {
     await expect(anthropic.messages.stream({ model: 'rec/anthropic', max_tokens: 1024, messages: user('x') }).finalMessage()).rejects.toThrow(
       /second message_start/,
     );
+  });
+
+  it('the same message_start sent twice is folded, relayed and translated: one message_start, the whole answer', async () => {
+    for (const model of ['rec/anthropic', 'rec/anthropic-native']) {
+      replay.play(recording('anthropic/recorded-thinking-stream.sse'), recording('anthropic/recorded-duplicate-message-start.sse'));
+      const once = await anthropic.messages.stream({ model, max_tokens: 4096, messages: user('x') }).finalMessage();
+      const twice = await anthropic.messages.stream({ model, max_tokens: 4096, messages: user('x') }).finalMessage();
+      expect({ ...twice, id: once.id }).toEqual(once);
+
+      replay.play(recording('anthropic/recorded-duplicate-message-start.sse'));
+      const raw = await sendJson(gateway, gateway.key, 'POST', '/v1/messages', { model, max_tokens: 4096, messages: user('x'), stream: true });
+      const events = (await readSseEvents(raw)).map((event) => (JSON.parse(event.data) as { type: string }).type);
+      expect(events.filter((type) => type === 'message_start')).toHaveLength(1);
+      expect(events.at(-1)).toBe('message_stop');
+    }
   });
 
   it("a refusal's stop_details reach Messages clients, and its explanation Chat clients", async () => {

@@ -14,11 +14,16 @@ const recordings: Array<{ file: string; model: string; expect?: 'failure' | 'emp
     { file: `openai/${name}.json`, model: 'rec/openai' },
     ...(name.startsWith('moonshot') ? [] : [{ file: `openai/${name}.txt`, model: 'rec/openai' }]),
   ]),
+  ...['alibaba-reasoning', 'alibaba-tool-call', 'azure-deepseek-reasoning', 'deepseek-reasoning', 'perplexity-text', 'xai-tool-call'].flatMap((name) => [
+    { file: `openai/${name}.json`, model: 'rec/openai' },
+    { file: `openai/${name}.txt`, model: 'rec/openai' },
+  ]),
+  ...['moonshot-tool-call.json', 'moonshot-reasoning-stream.txt', 'mistral-incremental-tool-call.txt'].map((name) => ({ file: `openai/${name}`, model: 'rec/openai' })),
   ...[
     'recorded-compaction-response.json', 'recorded-compaction-stream.sse', 'recorded-refusal-response.json', 'recorded-refusal-stream.sse',
     'recorded-tool-input-in-block-start.sse', 'recorded-content-in-message-start.sse', 'recorded-redacted-thinking-stream.sse',
     'recorded-thinking-tool-use-response.json', 'recorded-text-response.json', 'recorded-thinking-stream.sse',
-    'recorded-web-search-response.json', 'recorded-web-search-stream.sse',
+    'recorded-web-search-response.json', 'recorded-web-search-stream.sse', 'recorded-duplicate-message-start.sse',
   ].map((name) => ({ file: `anthropic/${name}`, model: 'rec/anthropic' })),
   { file: 'anthropic/recorded-spliced-message-start.sse', model: 'rec/anthropic', expect: 'failure' as const },
   // The recorded answer is an empty text part (the model said nothing after grounding).

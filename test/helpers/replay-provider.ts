@@ -73,14 +73,16 @@ export function replayCatalogYaml(replayUrl: string): string {
 `;
   // The recordings are of many vendors (xAI, Mistral, Perplexity, DeepSeek, Moonshot, Anthropic)
   // and check what the translation makes of their answers in every style, so nothing is relayed
-  // natively here; rec/anthropic-native is the same Anthropic recordings with pass-through on.
+  // natively here; rec/openai-native and rec/anthropic-native are the same recordings with
+  // pass-through on.
   return `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
   - {id: rec-openai, name: Recorded OpenAI-wire, api: openai, base_url: "${replayUrl}/v1", api_key: k, pass_through: false, timeouts: ${timeouts}}
+  - {id: rec-openai-native, name: Recorded OpenAI-wire (pass-through), api: openai, base_url: "${replayUrl}/v1", api_key: k, timeouts: ${timeouts}}
   - {id: rec-anthropic, name: Recorded Anthropic, api: anthropic, base_url: "${replayUrl}", api_key: k, pass_through: false, timeouts: ${timeouts}}
   - {id: rec-anthropic-native, name: Recorded Anthropic (pass-through), api: anthropic, base_url: "${replayUrl}", api_key: k, timeouts: ${timeouts}}
   - {id: rec-gemini, name: Recorded Gemini, api: gemini, base_url: "${replayUrl}/v1beta", api_key: k, timeouts: ${timeouts}}
 models:
-${model('rec/openai', 'rec-openai', 'grok-3-mini')}${model('rec/anthropic', 'rec-anthropic', 'claude-sonnet-4-5')}${model('rec/anthropic-native', 'rec-anthropic-native', 'claude-sonnet-4-5')}${model('rec/gemini', 'rec-gemini', 'gemini-3.1-pro-preview')}`;
+${model('rec/openai', 'rec-openai', 'grok-3-mini')}${model('rec/openai-native', 'rec-openai-native', 'grok-3-mini')}${model('rec/anthropic', 'rec-anthropic', 'claude-sonnet-4-5')}${model('rec/anthropic-native', 'rec-anthropic-native', 'claude-sonnet-4-5')}${model('rec/gemini', 'rec-gemini', 'gemini-3.1-pro-preview')}`;
 }

@@ -7,11 +7,13 @@ export const switchyardBin = resolve('bin/switchyard.js');
 const children: ChildProcess[] = [];
 
 /**
- * Starts `switchyard serve` on a free port and resolves once it prints its listening line.
+ * Starts `switchyard serve` on a free port and resolves once it prints its listening line; the
+ * shutdown drain is 0 unless `env` sets SWITCHYARD_SHUTDOWN_DRAIN_MS.
  * Every server started here is killed by `killSpawnedServers` (call it in afterAll).
  */
 export function spawnServer(env: NodeJS.ProcessEnv, cwd?: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // No drain period unless a test asks for one: only a balancer needs `/ready` to say 503 first.
+  const child = spawn(process.execPath, [switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolvePromise, reject) => {
     let output = '';

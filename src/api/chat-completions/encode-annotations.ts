@@ -1,20 +1,7 @@
-import type { AssistantContentPart, Citation } from '../../core/content.js';
+import type { AssistantContentPart } from '../../core/content.js';
+import { encodeUrlCitation, type ChatAnnotation } from '../../providers/openai/encode-url-citation.js';
 
-/**
- * OpenAI's `url_citation` annotation (as OpenAI's search models and OpenRouter send it), with
- * OpenRouter's `content` for the quoted source text. Indices are UTF-16 offsets into `content`.
- * https://platform.openai.com/docs/guides/tools-web-search#output-and-citations
- */
-export interface ChatAnnotation {
-  type: 'url_citation';
-  url_citation: { url: string; title: string; start_index: number; end_index: number; content?: string };
-}
-
-export function encodeAnnotation(citation: Citation, startIndex: number, endIndex: number): ChatAnnotation {
-  const urlCitation: ChatAnnotation['url_citation'] = { url: citation.url, title: citation.title ?? '', start_index: startIndex, end_index: endIndex };
-  if (citation.citedText !== undefined) urlCitation.content = citation.citedText;
-  return { type: 'url_citation', url_citation: urlCitation };
-}
+export { encodeUrlCitation as encodeAnnotation, type ChatAnnotation };
 
 /** The citations of a result's text parts, each spanning its part within the joined `content`. */
 export function encodeAnnotations(content: AssistantContentPart[]): ChatAnnotation[] {
@@ -22,7 +9,7 @@ export function encodeAnnotations(content: AssistantContentPart[]): ChatAnnotati
   let offset = 0;
   for (const part of content) {
     if (part.type !== 'text') continue;
-    for (const citation of part.citations ?? []) annotations.push(encodeAnnotation(citation, offset, offset + part.text.length));
+    for (const citation of part.citations ?? []) annotations.push(encodeUrlCitation(citation, offset, offset + part.text.length));
     offset += part.text.length;
   }
   return annotations;

@@ -1,4 +1,4 @@
-import { onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { jsonModeOnAnthropic, onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
 
 const { unreasoned, unsearched } = preferenceNotes;
 
@@ -48,7 +48,11 @@ export const chatCompletionsFieldTable: FieldTable = [
   { field: 'tools', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'input_schema tools' }, { kind: 'translated', note: 'functionDeclarations' }) },
   { field: 'tool_choice', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'auto/any/tool/none' }, { kind: 'translated', note: 'functionCallingConfig' }) },
   { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
-  { field: 'response_format', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'output_config.format json_schema; json_object refused' }, { kind: 'translated', note: 'responseMimeType + responseJsonSchema' }) },
+  { field: 'response_format', handling: perProtocol(
+    { kind: 'native' },
+    { kind: 'emulated', note: `json_object: ${jsonModeOnAnthropic}; json_schema → output_config.format; text: nothing sent` },
+    { kind: 'translated', note: 'json_object → responseMimeType application/json; json_schema → responseMimeType + responseJsonSchema' },
+  ) },
   { field: 'reasoning_effort', handling: perProtocol(
     { kind: 'native', note: `'none' asks for nothing (not forwarded); ${unreasoned}` },
     { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },

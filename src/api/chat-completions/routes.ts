@@ -5,6 +5,8 @@ import { decodeChatCompletionsRequest } from './decode-request.js';
 import { encodeChatCompletionsResponse } from './encode-response.js';
 import { done, encodeChatCompletionsStream, errorFrame } from './encode-stream.js';
 import { encodeUsage } from './encode-usage.js';
+import { chatCompletionsFieldTable } from './field-table.js';
+import { passThroughRules } from '../shared/pass-through-rules.js';
 
 const chatStyle: TextStyle<undefined> = {
   api: 'chat',
@@ -12,7 +14,7 @@ const chatStyle: TextStyle<undefined> = {
   encodeResponse: (result, meta, cost) => encodeChatCompletionsResponse(result, meta, cost),
   encodeStream: (parts, meta) => encodeChatCompletionsStream(parts, meta),
   heartbeatFrame: ': keep-alive\n\n',
-  relay: { encodeUsage, errorFrames: (error, meta) => [errorFrame(error, meta), done] },
+  relay: { rules: passThroughRules(chatCompletionsFieldTable, 'openai', ['models', 'provider', 'usage']), encodeUsage, errorFrames: (error, meta) => [errorFrame(error, meta), done] },
 };
 
 /** POST /v1/chat/completions in OpenAI's style, for every text model. */

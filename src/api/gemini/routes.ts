@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { handleTextRequest, type TextStyle } from '../shared/handle-text-request.js';
+import { passThroughRules } from '../shared/pass-through-rules.js';
+import { geminiFieldTable } from './field-table.js';
 import { answerCountTokens } from './count-tokens.js';
 import { decodeGeminiRequest } from './decode-request.js';
 import { encodeGeminiResponse } from './encode-response.js';
@@ -33,6 +35,8 @@ const geminiStyle: TextStyle<GeminiExtra> = {
   encodeResponse: (result, meta, cost) => encodeGeminiResponse(result, meta, cost),
   encodeStream: (parts, meta, extra) => (extra.sse ? frameSse : frameJsonArray)(encodeGeminiChunks(parts, meta)),
   relay: {
+    // `model` is in the URL: a body that repeats it does not send it on.
+    rules: passThroughRules(geminiFieldTable, 'gemini', ['models', 'provider', 'model']),
     usageField: 'usageMetadata',
     encodeUsage: encodeRelayedUsage,
     errorFrames: (error, meta) => [JSON.stringify(encodeStreamError(error, meta))],

@@ -40,7 +40,7 @@ export const messagesFieldTable: FieldTable = [
   { field: 'top_k', handling: perProtocol({ kind: 'native', note: 'OpenAI itself refuses it' }, { kind: 'native' }, { kind: 'translated', note: 'topK' }) },
   { field: 'tools', handling: perProtocol(
     { kind: 'translated', note: `function tools; web_search_* → web_search_options (${unsearched}); bash, text editor, computer, memory refused` },
-    { kind: 'native', note: `custom tools and web_search_* (${unsearched}); bash, text editor, computer, memory refused` },
+    { kind: 'native', note: `custom tools and web_search_* (${unsearched}); bash, text editor, computer, memory refused. Passes of another model in an answer (advisor tool: usage.iterations advisor_message) are charged at that model’s catalog price for this provider, else at the executor’s` },
     { kind: 'translated', note: `functionDeclarations; web_search_* → googleSearch (${unsearched}); bash, text editor, computer, memory refused` },
   ) },
   { field: 'tools[].type=web_fetch_*', handling: onEveryProtocol('hint', unserved) },

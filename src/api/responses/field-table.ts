@@ -1,4 +1,4 @@
-import { onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { jsonModeOnAnthropic, onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
 
 const { unreasoned, unsearched, unserved } = preferenceNotes;
 
@@ -62,7 +62,11 @@ export const responsesFieldTable: FieldTable = [
   ) },
   { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
   { field: 'text', handling: onEveryProtocol('translated', 'see text.format and text.verbosity') },
-  { field: 'text.format', handling: perProtocol({ kind: 'translated', note: 'response_format' }, { kind: 'translated', note: 'output_config.format json_schema' }, { kind: 'translated', note: 'responseMimeType + responseJsonSchema' }) },
+  { field: 'text.format', handling: perProtocol(
+    { kind: 'translated', note: 'response_format (text, json_object, json_schema)' },
+    { kind: 'emulated', note: `json_object: ${jsonModeOnAnthropic}; json_schema → output_config.format; text: nothing sent` },
+    { kind: 'translated', note: 'json_object → responseMimeType application/json; json_schema → responseMimeType + responseJsonSchema' },
+  ) },
   { field: 'text.verbosity', handling: perProtocol({ kind: 'native', note: 'verbosity' }, { kind: 'hint' }, { kind: 'hint' }) },
   { field: 'reasoning', handling: perProtocol({ kind: 'translated', note: 'reasoning_effort' }, { kind: 'translated', note: 'thinking budget_tokens' }, { kind: 'translated', note: 'thinkingConfig.thinkingBudget' }) },
   { field: 'reasoning.effort', handling: onEveryProtocol('translated', `minimal/low/medium/high; 'none' asks for nothing (not forwarded); xhigh refused; ${unreasoned}`) },

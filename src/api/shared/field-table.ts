@@ -70,3 +70,10 @@ export function renderFieldTable(table: FieldTable): string {
   ];
   return lines.join('\n');
 }
+
+/**
+ * JSON mode without a schema on Anthropic, which has none (`providers/anthropic/emulate-json-mode.ts`);
+ * the rule the Chat `response_format` and Responses `text.format` rows state.
+ */
+export const jsonModeOnAnthropic =
+  'a tool whose input is any object, forced (`tool_choice` tool; `any` beside the client’s own tools; only offered when thinking is on, which Anthropic does not force), its input returned as the message text and streamed as text, finish `stop`';

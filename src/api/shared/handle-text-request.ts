@@ -67,7 +67,7 @@ export async function handleTextRequest<Extra>(
       signal: controller.signal,
       // The row commits together with the charge, in the ledger's next batch.
       onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
-      body: style.relay && context.config.server.passThrough !== false ? body : undefined,
+      passThrough: style.relay && context.config.server.passThrough !== false ? { body, rules: style.relay.rules } : undefined,
     });
   } catch (error) {
     await record.failed(error);

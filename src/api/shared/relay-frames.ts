@@ -1,9 +1,11 @@
 import type { RelayedPart, StreamError } from '../../core/stream-part.js';
 import type { Usage } from '../../core/usage.js';
+import type { PassThroughRules } from '../../generation/plan-pass-through.js';
 import type { ResponseMeta } from './text-call.js';
 
-/** What a style adds to the pass-through: its usage with the cost, and its in-band error frames. */
+/** What a style adds to the pass-through: which fields go as they came, its usage with the cost, and its in-band error frames. */
 export interface RelayStyle {
+  rules: PassThroughRules;
   /** The style's `usage` for the settled usage and cost; merged over the provider's own `usage`. */
   encodeUsage(usage: Usage, cost: bigint | undefined): object;
   /** Where the answer carries its usage: `usage`, or Gemini's `usageMetadata`. */

@@ -6,6 +6,8 @@ import { startProviderStream } from '../shared/start-provider-stream.js';
 import { convertToAnthropicRequest } from './convert-request.js';
 import { convertAnthropicResponse } from './convert-response.js';
 import { convertAnthropicStream } from './convert-stream.js';
+import { messagesRelay } from './relay-messages.js';
+import { emulatesJsonMode, jsonModeParts, jsonModeResult } from './emulate-json-mode.js';
 import { messagesHeaders, messagesUrl } from './transport.js';
 import type { AnthropicMessage } from './wire-types.js';
 
@@ -15,18 +17,21 @@ import type { AnthropicMessage } from './wire-types.js';
  */
 export const anthropicAdapter: TextProviderAdapter = {
   api: 'anthropic',
+  relay: messagesRelay,
 
   async generate(request, context) {
     const payload = convertToAnthropicRequest(request, context.providerModel, false);
     const response = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, request.anthropic?.betas), payload);
-    return convertAnthropicResponse(await readJsonObject<AnthropicMessage>(context.provider.id, response));
+    const result = convertAnthropicResponse(await readJsonObject<AnthropicMessage>(context.provider.id, response));
+    return emulatesJsonMode(request) ? jsonModeResult(result) : result;
   },
 
   async stream(request, context) {
     const payload = convertToAnthropicRequest(request, context.providerModel, true);
     const deadline = performance.now() + context.provider.timeouts.firstByteMs;
     const { body } = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, request.anthropic?.betas), payload);
-    return startProviderStream(body, (chunks, options) => convertAnthropicStream(parseSse(chunks), options), {
+    const json = emulatesJsonMode(request);
+    return startProviderStream(body, (chunks, options) => (json ? jsonModeParts(convertAnthropicStream(parseSse(chunks), options)) : convertAnthropicStream(parseSse(chunks), options)), {
       providerId: context.provider.id,
       signal: context.signal,
       firstPartTimeoutMs: deadline - performance.now(),

@@ -282,7 +282,6 @@ describe('convertToAnthropicRequest: reasoning', () => {
 
 describe('convertToAnthropicRequest: parameters without an Anthropic field', () => {
   it.each([
-    ['response_format', { responseFormat: { type: 'json_object' } }],
     ['seed', { seed: 7 }],
     ['frequency_penalty', { frequencyPenalty: 0.5 }],
     ['presence_penalty', { presencePenalty: 0.5 }],
@@ -294,6 +293,30 @@ describe('convertToAnthropicRequest: parameters without an Anthropic field', () 
 
   it('accepts a plain text response format, which asks for nothing', () => {
     expect(convert({ responseFormat: { type: 'text' } })).toEqual(convert());
+  });
+});
+
+describe('convertToAnthropicRequest: JSON mode emulated with a tool', () => {
+  const jsonTool = { name: 'json_response', description: expect.any(String), input_schema: { type: 'object', additionalProperties: true } };
+  const weather = { name: 'weather', parameters: { type: 'object', properties: {} } };
+
+  it('forces a tool whose input is any object', () => {
+    const body = convert({ responseFormat: { type: 'json_object' } });
+    expect(body.tools).toEqual([jsonTool]);
+    expect(body.tool_choice).toEqual({ type: 'tool', name: 'json_response' });
+    expect(body).not.toHaveProperty('output_config');
+  });
+
+  it("beside the client's tools, makes the model call one (any), and leaves a tool the client forced", () => {
+    expect(convert({ responseFormat: { type: 'json_object' }, tools: [weather] }).tool_choice).toEqual({ type: 'any' });
+    expect(convert({ responseFormat: { type: 'json_object' }, tools: [weather], toolChoice: 'none' }).tool_choice).toEqual({ type: 'tool', name: 'json_response' });
+    expect(convert({ responseFormat: { type: 'json_object' }, tools: [weather], toolChoice: { type: 'tool', name: 'weather' } }).tool_choice).toEqual({ type: 'tool', name: 'weather' });
+  });
+
+  it('only offers it when thinking is on, which Anthropic does not let a tool choice force', () => {
+    const body = convert({ responseFormat: { type: 'json_object' }, maxTokens: 8000, reasoning: { maxTokens: 2048 } });
+    expect(body.thinking).toMatchObject({ type: 'enabled' });
+    expect(body.tool_choice).toEqual({ type: 'auto' });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { ReasoningOptions, ResponseFormat, TextRequest, ToolChoice, ToolDefinition, WebSearchOptions } from '../../core/text-request.js';
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { convertToAnthropicMessages } from './convert-messages.js';
+import { addJsonModeTool, emulatesJsonMode } from './emulate-json-mode.js';
 import type { AnthropicMessagesBody, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool } from './wire-types.js';
 
 /** Anthropic requires `max_tokens`; the gateway normally sets it, this covers a request without. */
@@ -61,6 +62,7 @@ export function convertToAnthropicRequest(request: TextRequest, providerModel: s
   // without one takes the reasoning's.
   if (thinkingOff || request.reasoning) setEffort(body, anthropic?.effort ?? (request.reasoning?.adaptive ? request.reasoning.effort : undefined));
   if (anthropic?.taskBudget) body.output_config = { ...body.output_config, task_budget: anthropic.taskBudget };
+  if (emulatesJsonMode(request)) addJsonModeTool(body, request);
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   // Anthropic-only fields of a Messages client (context_management, cache_control …), as sent.
   if (anthropic) Object.assign(body, anthropic.body);
@@ -120,13 +122,10 @@ function convertToolChoice(choice: ToolChoice | undefined, parallelToolCalls: bo
 /**
  * OpenAI-style structured output (Chat `response_format`, Responses `text.format`) → Anthropic's
  * `output_config.format`. A `text` format asks for nothing beyond the default. Anthropic has no
- * schema-less JSON mode, so `json_object` is refused with what to send instead.
+ * schema-less JSON mode: `json_object` is emulated with a tool (`emulate-json-mode.ts`).
  */
 function convertResponseFormat(format: ResponseFormat | undefined): NonNullable<AnthropicMessagesBody['output_config']>['format'] {
-  if (!format || format.type === 'text') return undefined;
-  if (format.type === 'json_object') {
-    throw unsupportedParameter('response_format', "type 'json_object' is not supported by Anthropic models, which only take a JSON schema; send type 'json_schema' with a schema");
-  }
+  if (!format || format.type === 'text' || format.type === 'json_object') return undefined;
   return { type: 'json_schema', schema: format.schema };
 }
 

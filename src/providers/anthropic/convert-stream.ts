@@ -58,8 +58,9 @@ interface ToolBlock {
  * Per-stream state lives in this closure; each event yields the parts it carries. Besides the
  * usual `content_block_*` deltas, content may arrive whole: blocks (and even the stop reason)
  * inside `message_start`, or a tool's complete `input` in `content_block_start` (tool calls made
- * from code execution do both). A second `message_start` means two responses were spliced into
- * one body, which no client could read as one message: the stream fails.
+ * from code execution do both). A second `message_start` of the same message (proxies repeat it)
+ * is folded; one of another message means two responses were spliced into one body, which no
+ * client could read as one message: the stream fails.
  */
 export function createAnthropicEventHandler(options: StreamConverterOptions): (event: SseEvent) => StreamPart[] {
   const { providerId } = options;
@@ -70,6 +71,7 @@ export function createAnthropicEventHandler(options: StreamConverterOptions): (e
   const searchResults: unknown[] = [];
   const citedUrls = new Set<string>();
   let started = false;
+  let messageId: string | undefined;
   let usage: AnthropicUsage = {};
   let stopReason: string | null | undefined;
   let stopSequence: string | null | undefined;
@@ -141,8 +143,13 @@ export function createAnthropicEventHandler(options: StreamConverterOptions): (e
     }
     switch (data.type ?? event.event) {
       case 'message_start': {
-        if (started) return [toErrorPart(createProtocolError(providerId, 'sent a second message_start in one stream', event.data), options)];
+        if (started) {
+          // The same message announced twice (seen from proxies in front of Anthropic) is folded.
+          if (isRepeatedStart(data, messageId)) return [];
+          return [toErrorPart(createProtocolError(providerId, 'sent a second message_start in one stream', event.data), options)];
+        }
         started = true;
+        messageId = data.message?.id;
         const message = data.message;
         usage = mergeAnthropicUsage(usage, message?.usage);
         readStop(message);
@@ -197,6 +204,11 @@ export function createAnthropicEventHandler(options: StreamConverterOptions): (e
         return [];
     }
   };
+}
+
+/** A `message_start` repeating the one that opened the stream: the same message id (or none on either). */
+export function isRepeatedStart(data: AnthropicStreamEvent, openedId: string | undefined): boolean {
+  return data.message?.id === openedId;
 }
 
 function isNonEmptyObject(value: unknown): value is Record<string, unknown> {

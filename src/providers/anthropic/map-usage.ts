@@ -1,4 +1,4 @@
-import type { Usage } from '../../core/usage.js';
+import type { DelegatedUsage, Usage } from '../../core/usage.js';
 import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
 import type { AnthropicUsage } from './wire-types.js';
 
@@ -34,10 +34,25 @@ export function mapAnthropicUsage(usage: AnthropicUsage | undefined): Usage {
  */
 function sumPasses(usage: AnthropicUsage, passes: AnthropicUsage[]): Usage {
   const total = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const delegated: DelegatedUsage[] = [];
   for (const pass of passes) {
     for (const field of countFields) total[field] += count(pass[field]);
+    // The advisor tool's passes run on the advisor model, which names itself; Anthropic bills
+    // them at that model's rate (https://platform.claude.com/docs/en/agents-and-tools/tool-use/advisor-tool).
+    if (pass.type === 'advisor_message' && typeof pass.model === 'string' && pass.model !== '') {
+      const cacheRead = count(pass.cache_read_input_tokens);
+      const cacheWrite = count(pass.cache_creation_input_tokens);
+      delegated.push({
+        model: pass.model,
+        promptTokens: count(pass.input_tokens) + cacheRead + cacheWrite,
+        completionTokens: count(pass.output_tokens),
+        ...(cacheRead > 0 && { cachedPromptTokens: cacheRead }),
+        ...(cacheWrite > 0 && { cacheWritePromptTokens: cacheWrite }),
+      });
+    }
   }
-  return mapAnthropicUsage({ ...total, output_tokens_details: usage.output_tokens_details ?? null });
+  const mapped = mapAnthropicUsage({ ...total, output_tokens_details: usage.output_tokens_details ?? null });
+  return delegated.length > 0 ? { ...mapped, delegated } : mapped;
 }
 
 /**

@@ -1,29 +1,27 @@
 import { performance } from 'node:perf_hooks';
 import type { HeldEvent, RelayedPart, StreamPart } from '../../core/stream-part.js';
-import type { CallContext } from '../provider-adapter.js';
+import type { CallContext, RelayCall, RelayedAnswer, RelayIdentity, TextRelay } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { parseSse, type SseEvent } from '../shared/parse-sse.js';
 import { postJson, readJsonObject, toUpstreamError } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { convertAnthropicResponse } from './convert-response.js';
-import { createAnthropicEventHandler } from './convert-stream.js';
+import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.js';
 import { mapAnthropicUsage } from './map-usage.js';
 import { messagesHeaders, messagesUrl } from './transport.js';
-import type { AnthropicMessage } from './wire-types.js';
+import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
 
-/** What the relay writes over in the provider's answer: the gateway's id and model, and signature tags. */
-export interface RelayIdentity {
-  id: string;
-  model: string;
-  tagSignature(signature: string): string;
-}
+/** The Messages pass-through of the `anthropic` protocol. */
+export const messagesRelay: TextRelay = {
+  relay: (call, context) => relayMessages(upstreamBody(call), call.request.anthropic?.betas, context, call.identity),
+  relayStream: (call, context) => relayMessagesStream(upstreamBody(call), call.request.anthropic?.betas, context, call.identity),
+};
 
-export interface RelayedAnswer {
-  body: Record<string, unknown>;
-  /** The answer as canonical parts' source, read only when usage must be estimated. */
-  text(): string;
-  usage: ReturnType<typeof mapAnthropicUsage>;
+/** The client's body with the cap the gateway fixed (the client's, or lowered to the endpoint's). */
+function upstreamBody(call: RelayCall): Record<string, unknown> {
+  if (call.request.maxTokens !== undefined) call.body.max_tokens = call.request.maxTokens;
+  return call.body;
 }
 
 /**
@@ -31,7 +29,7 @@ export interface RelayedAnswer {
  * `plan-pass-through.ts`) and answers the provider's message with only `id`, `model` and the
  * reasoning signatures rewritten; the cost is added to `usage` once settled.
  */
-export async function relayMessages(body: Record<string, unknown>, betas: readonly string[] | undefined, context: CallContext, identity: RelayIdentity): Promise<RelayedAnswer> {
+async function relayMessages(body: Record<string, unknown>, betas: readonly string[] | undefined, context: CallContext, identity: RelayIdentity): Promise<RelayedAnswer> {
   const response = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, betas), body);
   const message = await readJsonObject<AnthropicMessage & Record<string, unknown>>(context.provider.id, response);
   message.id = identity.id;
@@ -55,7 +53,7 @@ export async function relayMessages(body: Record<string, unknown>, betas: readon
  * and the closing `message_delta` / `message_stop`, held until the charge is known. Beside the
  * frames come the canonical parts of Anthropic's own converter, which the meter reads.
  */
-export async function relayMessagesStream(
+async function relayMessagesStream(
   body: Record<string, unknown>,
   betas: readonly string[] | undefined,
   context: CallContext,
@@ -75,6 +73,8 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
   const handle = createAnthropicEventHandler(options);
   const held: HeldEvent[] = [];
   const stop: { reason?: string; sequence?: string } = {};
+  let opened = false;
+  let openedId: string | undefined;
   const iterator = events[Symbol.asyncIterator]();
   try {
     while (true) {
@@ -87,6 +87,13 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
       }
       if (next.done) break;
       const event = next.value;
+      if (event.event === 'message_start') {
+        const data = readEvent(event.data);
+        // A repeated announcement of the same message is folded: the client gets one.
+        if (opened && data && isRepeatedStart(data, openedId)) continue;
+        opened = true;
+        openedId = data?.message?.id;
+      }
       const parts = handle(event);
       const ended = parts.find((part) => part.type === 'finish' || part.type === 'error');
       if (ended?.type === 'error') {
@@ -152,4 +159,13 @@ function rewriteEvent(data: Record<string, unknown>, identity: RelayIdentity): v
 
 function tagBlock(block: Record<string, unknown>, identity: RelayIdentity): void {
   if (block.type === 'thinking' && typeof block.signature === 'string' && block.signature) block.signature = identity.tagSignature(block.signature);
+}
+
+/** The event's JSON, or undefined for malformed data (which the event handler reports). */
+function readEvent(data: string): AnthropicStreamEvent | undefined {
+  try {
+    return JSON.parse(data) as AnthropicStreamEvent;
+  } catch {
+    return undefined;
+  }
 }

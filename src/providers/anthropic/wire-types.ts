@@ -169,6 +169,9 @@ export interface AnthropicUsage {
    * https://platform.claude.com/docs/en/build-with-claude/compaction
    */
   iterations?: AnthropicUsage[] | null;
+  /** Of an `iterations` entry: `compaction`, `message`, or `advisor_message` (the advisor tool's pass, with its `model`). */
+  type?: string;
+  model?: string;
 }
 
 /** Any content block of a response or `content_block_start` event; which fields are set depends on `type`. */

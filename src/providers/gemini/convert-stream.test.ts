@@ -27,7 +27,8 @@ describe('convertStream', () => {
   it('turns a thinking + text transcript into deltas, with usage from the last chunk', async () => {
     const { parts, failures } = await run(readFixture('stream-text.sse'));
     expect(parts).toEqual([
-      { type: 'start', providerResponseId: 'vQRpaqzAPN2M9MoPxPq2uQ4', providerModel: 'gemini-2.5-flash' },
+      // The prompt is counted in the first chunk: known from the start.
+      { type: 'start', providerResponseId: 'vQRpaqzAPN2M9MoPxPq2uQ4', providerModel: 'gemini-2.5-flash', usage: { promptTokens: 15, completionTokens: 0 } },
       { type: 'reasoning-delta', text: '**Planning the haiku**\n\nFive, seven, five syllables about autumn.' },
       { type: 'text-delta', text: 'Crimson leaves drift down,' },
       { type: 'text-delta', text: '\nthe maple lets go softly—' },
@@ -90,7 +91,7 @@ describe('convertStream', () => {
   it('finishes with content_filter when the prompt is blocked, keeping the prompt tokens', async () => {
     const { parts } = await run(sse({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 }, responseId: 'r' }));
     expect(parts).toEqual([
-      { type: 'start', providerResponseId: 'r', providerModel: undefined },
+      { type: 'start', providerResponseId: 'r', providerModel: undefined, usage: { promptTokens: 9, completionTokens: 0 } },
       { type: 'finish', finishReason: 'content_filter', usage: { promptTokens: 9, completionTokens: 0 } },
     ]);
   });

@@ -47,7 +47,15 @@ export async function* convertStream(events: AsyncIterable<SseEvent>, options: S
       if (!started) {
         started = true;
         responseId = chunk.responseId;
-        yield { type: 'start', providerResponseId: chunk.responseId, providerModel: chunk.modelVersion };
+        const start: StreamPart = { type: 'start', providerResponseId: chunk.responseId, providerModel: chunk.modelVersion };
+        // Gemini counts the prompt in its first chunk already: the input side is known from here
+        // (a Messages client reads it from `message_start`); output is counted at the end.
+        const prompt = chunk.usageMetadata?.promptTokenCount;
+        if (typeof prompt === 'number' && prompt > 0) {
+          const { reasoningTokens: _reasoning, ...counted } = mapUsage(chunk.usageMetadata);
+          start.usage = { ...counted, completionTokens: 0 };
+        }
+        yield start;
       }
       usage = chunk.usageMetadata ?? usage;
       if (chunk.promptFeedback?.blockReason) promptBlocked = true;

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { HeldEvent, RelayedPart, StreamPart } from '../../core/stream-part.js';
-import type { RelayedAnswer, RelayIdentity } from '../anthropic/relay-messages.js';
-import type { CallContext } from '../provider-adapter.js';
+import type { CallContext, RelayCall, RelayedAnswer, RelayIdentity, TextRelay } from '../provider-adapter.js';
 import type { SseEvent } from '../shared/parse-sse.js';
 import { parseSse } from '../shared/parse-sse.js';
 import { postJson, readJsonObject, type UpstreamResponse } from '../shared/send-request.js';
@@ -14,14 +13,28 @@ import { mapError, mapHttpError } from './map-error.js';
 import { mapUsage } from './map-usage.js';
 import { geminiHeaders, geminiModelUrl } from './transport.js';
 
+/** The `generateContent` pass-through of the `gemini` protocol (the Gemini style to a gemini-wire endpoint). */
+export const generateContentRelay: TextRelay = {
+  relay: (call, context) => relayGenerateContent(upstreamBody(call), context, call.identity),
+  relayStream: (call, context) => relayGenerateContentStream(upstreamBody(call), context, call.identity),
+};
+
+/** The client's body with the cap the gateway fixed (the client's, the endpoint's or what the funds allow). */
+function upstreamBody(call: RelayCall): Record<string, unknown> {
+  if (call.request.maxTokens === undefined) return call.body;
+  const config = call.body.generationConfig;
+  call.body.generationConfig = { ...(typeof config === 'object' && config !== null ? config : {}), maxOutputTokens: call.request.maxTokens };
+  return call.body;
+}
+
 /**
  * Native pass-through for Gemini's `generateContent` (the Gemini style to a gemini-wire endpoint):
- * the client's own body (already rewritten by `plan-gemini-pass-through.ts`) goes to the provider,
+ * the client's own body (already rewritten by `generation/plan-gemini-pass-through.ts`) goes to the provider,
  * and its answer comes back with only `responseId` and `modelVersion` rewritten; the cost is added
  * to `usageMetadata` once settled. Thought signatures stay as Gemini sent them: the Gemini style
  * gives Gemini's own signatures untagged (`api/gemini/encode-signature.ts`).
  */
-export async function relayGenerateContent(body: Record<string, unknown>, context: CallContext, identity: RelayIdentity): Promise<RelayedAnswer> {
+async function relayGenerateContent(body: Record<string, unknown>, context: CallContext, identity: RelayIdentity): Promise<RelayedAnswer> {
   const response = await send(context, geminiModelUrl(context.provider, context.providerModel, 'generateContent'), body);
   const answer = await readJsonObject<GeminiResponse & Record<string, unknown>>(context.provider.id, response);
   if (answer.error) throw mapError(context.provider.id, answer.error);
@@ -43,7 +56,7 @@ export async function relayGenerateContent(body: Record<string, unknown>, contex
  * the last one carries the cost. Beside the frames come the parts of Gemini's own converter, which
  * the meter reads.
  */
-export async function relayGenerateContentStream(body: Record<string, unknown>, context: CallContext, identity: RelayIdentity): Promise<AsyncIterable<RelayedPart>> {
+async function relayGenerateContentStream(body: Record<string, unknown>, context: CallContext, identity: RelayIdentity): Promise<AsyncIterable<RelayedPart>> {
   const deadline = performance.now() + context.provider.timeouts.firstByteMs;
   const response = await send(context, `${geminiModelUrl(context.provider, context.providerModel, 'streamGenerateContent')}?alt=sse`, body);
   const parts = await startProviderStream(response.body, (chunks, options) => relayChunks(parseSse(chunks), options, identity) as AsyncGenerator<StreamPart>, {

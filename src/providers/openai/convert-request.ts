@@ -83,7 +83,7 @@ function convertResponseFormat(format: ResponseFormat): ChatResponseFormat {
   return { type: 'json_schema', json_schema: { name, schema, description, strict } };
 }
 
-function isOpenAiHost(baseUrl: string): boolean {
+export function isOpenAiHost(baseUrl: string): boolean {
   try {
     return new URL(baseUrl).hostname === 'api.openai.com';
   } catch {

@@ -6,6 +6,7 @@ import { startProviderStream } from '../shared/start-provider-stream.js';
 import { convertToChatCompletionsRequest } from './convert-request.js';
 import { convertChatCompletionResponse } from './convert-response.js';
 import { convertChatCompletionStream } from './convert-stream.js';
+import { chatCompletionsRelay } from './relay-chat-completions.js';
 import { authorizationHeaders, chatCompletionsUrl } from './transport.js';
 
 /**
@@ -14,6 +15,7 @@ import { authorizationHeaders, chatCompletionsUrl } from './transport.js';
  */
 export const openaiAdapter: TextProviderAdapter = {
   api: 'openai',
+  relay: chatCompletionsRelay,
 
   async generate(request, context) {
     const { provider } = context;

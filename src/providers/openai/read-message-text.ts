@@ -26,7 +26,8 @@ export function readMessageText(message: JsonRecord): MessageText {
   return { text, reasoning };
 }
 
-function readThinking(value: unknown): string {
+/** Mistral's `thinking` chunk: a string, or text chunks. */
+export function readThinking(value: unknown): string {
   const direct = asString(value);
   if (direct !== undefined) return direct;
   let text = '';

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FinishReason } from '../../core/finish-reason.js';
 import type { HeldEvent, RelayedPart, StreamPart } from '../../core/stream-part.js';
 import type { Usage } from '../../core/usage.js';
-import type { CallContext } from '../provider-adapter.js';
+import type { CallContext, RelayCall, RelayedAnswer, TextRelay } from '../provider-adapter.js';
 import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { parseSse, type SseEvent } from '../shared/parse-sse.js';
@@ -15,28 +15,48 @@ import { mapInBandError } from './map-error.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
 import { readMessageText } from './read-message-text.js';
+import { createChatChunkNormalizer, normalizeChatCompletion } from './normalize-chat-dialect.js';
+import { isOpenAiHost } from './convert-request.js';
 import { authorizationHeaders, chatCompletionsUrl } from './transport.js';
 
-/** What the relay writes over in the provider's answer: the gateway's id and model. */
-export interface ChatRelayIdentity {
-  id: string;
-  model: string;
-}
+type ChatRelayIdentity = RelayCall['identity'];
 
-export interface RelayedChatAnswer {
-  body: JsonRecord;
-  usage: Usage;
-  /** The answer's text, read only when usage must be estimated. */
-  text(): string;
+/** The Chat Completions pass-through of the `openai` protocol. */
+export const chatCompletionsRelay: TextRelay = {
+  relay: (call, context) => relayChatCompletion(upstreamBody(call, context, false), context, call.identity),
+  relayStream: (call, context) => relayChatCompletionStream(upstreamBody(call, context, true), context, call.identity),
+};
+
+/**
+ * The client's body with the cap the gateway fixed (contract §5: the client's, lowered to the
+ * endpoint's, or what the funds allow when the client set none) in the field the client used,
+ * else in the one the translated path uses for this host; and usage asked for on streams, which
+ * the gateway reads to charge.
+ */
+function upstreamBody(call: RelayCall, context: CallContext, stream: boolean): JsonRecord {
+  const body = call.body;
+  const cap = call.request.maxTokens;
+  if (cap !== undefined) {
+    if ('max_completion_tokens' in body) body.max_completion_tokens = cap;
+    else if ('max_tokens' in body) body.max_tokens = cap;
+    else if (isOpenAiHost(context.provider.baseUrl)) body.max_completion_tokens = cap;
+    else body.max_tokens = cap;
+  }
+  if (stream) {
+    const options = asRecord(body.stream_options) ?? {};
+    body.stream_options = { ...options, include_usage: true };
+  }
+  return body;
 }
 
 /**
  * Native pass-through for Chat Completions: sends the client's own body (rewritten by
- * `plan-pass-through.ts`) and answers the provider's completion with only `id` and `model`
- * rewritten; the cost is added to `usage` once settled. A 200 carrying an error object is
- * still an upstream error, as on the translated path.
+ * `plan-pass-through.ts` and `upstreamBody`) and answers the provider's completion in OpenAI's
+ * shape (`normalize-chat-dialect.ts`) with the gateway's `id` and `model`; the cost is added to
+ * `usage` once settled. A 200 carrying an error object is still an upstream error, as on the
+ * translated path.
  */
-export async function relayChatCompletion(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<RelayedChatAnswer> {
+async function relayChatCompletion(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<RelayedAnswer> {
   const { provider } = context;
   const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
   let raw: string;
@@ -54,6 +74,7 @@ export async function relayChatCompletion(body: JsonRecord, context: CallContext
   if (!record) throw createProtocolError(provider.id, 'sent a body that is not a JSON object', raw);
   const inBandError = mapInBandError(record, provider.id, raw);
   if (inBandError) throw inBandError;
+  normalizeChatCompletion(record);
   record.id = identity.id;
   record.model = identity.model;
   return {
@@ -67,13 +88,14 @@ export async function relayChatCompletion(body: JsonRecord, context: CallContext
 }
 
 /**
- * The streaming pass-through: every chunk goes to the client as the provider sent it but for
- * `id` and `model`; a usage-only chunk (`choices: []`) and `[DONE]` are held until the charge is
- * known (a usage chunk is made when the provider sent none, as the translated path always sends
- * one). Beside the frames come the canonical parts the meter reads: text for an estimate when
+ * The streaming pass-through: every chunk goes to the client in OpenAI's shape (the vendor's
+ * dialect read by `normalize-chat-dialect.ts`) with the gateway's `id` and `model`; the usage
+ * chunk and `[DONE]` are held until the charge is known (a usage chunk is made from the usage
+ * the provider sent beside the choices, or empty when it sent none, as the translated path
+ * always sends one). Beside the frames come the canonical parts the meter reads: text for an estimate when
  * the client leaves, the finish with the usage, or an error.
  */
-export async function relayChatCompletionStream(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<AsyncIterable<RelayedPart>> {
+async function relayChatCompletionStream(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<AsyncIterable<RelayedPart>> {
   const { provider } = context;
   const deadline = performance.now() + provider.timeouts.firstByteMs;
   const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
@@ -91,6 +113,7 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
   let usage: Usage | undefined;
   let usageChunk: JsonRecord | undefined;
   let created: unknown;
+  const normalizer = createChatChunkNormalizer();
   try {
     for await (const event of events) {
       if (event.data === '[DONE]') break;
@@ -111,22 +134,25 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
       }
       chunk.id = identity.id;
       chunk.model = identity.model;
-      // OpenAI puts `usage: null` in every chunk once usage is asked for, which the gateway always
-      // does; its own chunks carry usage only at the end (OpenRouter's SDK rejects a null there).
-      if (chunk.usage === null) delete chunk.usage;
       created ??= chunk.created;
-      usage = mapUsage(chunk.usage) ?? usage;
       const choices = asArray(chunk.choices);
-      if (choices.length === 0 && chunk.usage !== undefined) {
+      // OpenAI puts `usage: null` in every chunk once usage is asked for, which the gateway always
+      // does; others put running or final usage beside the choices. The client gets it once, at
+      // the end with the cost (OpenRouter's SDK rejects a null there).
+      if (choices.length === 0 && chunk.usage != null) {
+        usage = mapUsage(chunk.usage) ?? usage;
         usageChunk = chunk;
         continue;
       }
-      const frame = `data: ${JSON.stringify(chunk)}\n\n`;
-      const choice = asRecord(choices[0]);
-      const delta = asRecord(choice?.delta);
-      // One object per chunk: the frame rides on the part the meter reads, when there is one.
-      yield delta ? meteredPart(delta, frame) : { type: 'relay-frame', frame };
-      if (choice?.finish_reason != null) finishReason = mapFinishReason(choice.finish_reason);
+      for (const normalized of normalizer.normalize(chunk)) {
+        const frame = `data: ${JSON.stringify(normalized)}\n\n`;
+        const choice = asRecord(asArray(normalized.choices)[0]);
+        const delta = asRecord(choice?.delta);
+        // One object per chunk: the frame rides on the part the meter reads, when there is one.
+        yield delta ? meteredPart(delta, frame) : { type: 'relay-frame', frame };
+        if (choice?.finish_reason != null) finishReason = mapFinishReason(choice.finish_reason);
+      }
+      usage = mapUsage(normalizer.usage) ?? usage;
     }
   } catch (error) {
     yield toErrorPart(toUpstreamError(providerId, error), options);
@@ -136,7 +162,7 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
     yield toErrorPart(createProtocolError(providerId, 'ended the stream before a finish reason'), options);
     return;
   }
-  usageChunk ??= { id: identity.id, object: 'chat.completion.chunk', created, model: identity.model, choices: [], usage: {} };
+  usageChunk ??= { id: identity.id, object: 'chat.completion.chunk', created, model: identity.model, choices: [], usage: normalizer.usage ?? {} };
   const held: HeldEvent[] = [{ data: usageChunk }, { data: '[DONE]' }];
   yield { type: 'finish', finishReason, usage: usage ?? createEstimatedUsage(), held };
 }

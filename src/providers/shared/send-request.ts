@@ -1,8 +1,10 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher, type FormData } from 'undici';
 import type { ProviderConfig } from '../../config/types.js';
+import type { Logger } from 'pino';
 import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from './create-protocol-error.js';
-import { UpstreamError } from './upstream-error.js';
+import { createAbortedError, UpstreamError } from './upstream-error.js';
+import { defaultConnectionLimits, ProviderSlots } from './provider-slots.js';
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -10,15 +12,29 @@ export interface UpstreamResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
-/** One keep-alive connection pool per provider, with its connect timeout. */
-export function createProviderDispatcher(provider: ProviderConfig): Dispatcher {
-  return new Agent({
-    connect: { timeout: provider.timeouts.connectMs },
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 120_000,
-    connections: 256,
-    pipelining: 1,
-  });
+/**
+ * One keep-alive connection pool per provider, with its connect timeout, and the slots that
+ * bound how many calls it carries at once and how many wait (`provider-slots.ts`). The pool's
+ * own size matches the slots, so undici's unbounded queue is never used.
+ */
+export class ProviderDispatcher extends Agent {
+  readonly slots: ProviderSlots;
+
+  constructor(provider: ProviderConfig, logger?: Pick<Logger, 'warn' | 'info'>) {
+    const limits = provider.connections ?? defaultConnectionLimits;
+    super({
+      connect: { timeout: provider.timeouts.connectMs },
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+      connections: limits.max,
+      pipelining: 1,
+    });
+    this.slots = new ProviderSlots(provider.id, limits, logger);
+  }
+}
+
+export function createProviderDispatcher(provider: ProviderConfig, logger?: Pick<Logger, 'warn' | 'info'>): ProviderDispatcher {
+  return new ProviderDispatcher(provider, logger);
 }
 
 export interface ProviderRequest {
@@ -41,6 +57,9 @@ export async function sendRequest(
   init: ProviderRequest,
 ): Promise<UpstreamResponse> {
   const { provider } = context;
+  // A provider's own dispatcher holds its slots; a bare one (tests) has no bound of ours.
+  const slots = context.dispatcher instanceof ProviderDispatcher ? context.dispatcher.slots : undefined;
+  const release = slots ? await slots.acquire(context.signal) : undefined;
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
@@ -53,8 +72,11 @@ export async function sendRequest(
       bodyTimeout: provider.timeouts.idleMs,
     });
   } catch (error) {
+    release?.();
     throw toUpstreamError(provider.id, error);
   }
+  // The connection is the call's until its body is read to the end or dropped.
+  if (release) response.body.once('close', release);
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   if (init.returnRedirects && response.statusCode >= 300 && response.statusCode < 400) return response;
   throw await readUpstreamError(provider.id, response);
@@ -141,10 +163,7 @@ export function toUpstreamError(providerId: string, error: unknown): UpstreamErr
   return new UpstreamError({ provider: providerId, status: 0, message: `${providerId} unreachable: ${message}`, cause: error });
 }
 
-/** Our own signal ended the call: not the provider's fault, and nothing to fail over to. */
-export function createAbortedError(providerId: string, cause?: unknown): UpstreamError {
-  return new UpstreamError({ provider: providerId, status: 0, code: 'aborted', retryable: false, message: 'request aborted', cause });
-}
+export { createAbortedError } from './upstream-error.js';
 
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'UND_ERR_ABORTED');

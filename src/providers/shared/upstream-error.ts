@@ -1,9 +1,10 @@
 /**
  * The codes an `UpstreamError` (and the in-band `StreamError` made from it) can carry. The first
- * three are client-facing codes of `errors/error-codes.ts`; `aborted` is internal: our own
- * signal ended the call, so there is no client left to tell and nothing to fail over to.
+ * four are client-facing codes of `errors/error-codes.ts` (`service_unavailable`: the gateway's
+ * own line for the provider's connections is full, `provider-slots.ts`); `aborted` is internal:
+ * our own signal ended the call, so there is no client left to tell and nothing to fail over to.
  */
-export type UpstreamErrorCode = 'upstream_error' | 'upstream_timeout' | 'rate_limited' | 'aborted';
+export type UpstreamErrorCode = 'upstream_error' | 'upstream_timeout' | 'rate_limited' | 'service_unavailable' | 'aborted';
 
 /**
  * A failure talking to a provider. `retryable` decides whether routing may try the same or the
@@ -53,3 +54,8 @@ export function toStreamError(error: UpstreamError): { message: string; code: Up
 }
 
 const streamErrorStatus: Partial<Record<UpstreamErrorCode, number>> = { upstream_timeout: 504, rate_limited: 429 };
+
+/** Our own signal ended the call: not the provider's fault, and nothing to fail over to. */
+export function createAbortedError(providerId: string, cause?: unknown): UpstreamError {
+  return new UpstreamError({ provider: providerId, status: 0, code: 'aborted', retryable: false, message: 'request aborted', cause });
+}

@@ -1,4 +1,6 @@
-import { isJsonObject, type JsonObject } from '../shared/read-json-fields.js';
+type JsonObject = Record<string, unknown>;
+
+const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Values that are the client's own data (function arguments and results, schemas): their keys are
