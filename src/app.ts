@@ -6,6 +6,7 @@ import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
+import { registerGeminiRoutes } from './api/gemini/routes.js';
 import { registerMessagesRoutes } from './api/messages/routes.js';
 import { registerResponsesRoutes } from './api/responses/routes.js';
 import { registerHealthRoutes } from './api/health/routes.js';
@@ -115,6 +116,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerChatCompletionsRoutes(app, context);
   registerResponsesRoutes(app, context);
   registerMessagesRoutes(app, context);
+  registerGeminiRoutes(app, context);
   registerVideoRoutes(app, context);
   registerMediaRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);

@@ -32,7 +32,8 @@ export interface TextGenerationInput {
   principal: Principal;
   call: DecodedTextCall;
   requestId: string;
-  api: Extract<ApiEndpoint, 'chat' | 'responses' | 'messages'>;
+  /** The inbound style; Gemini's `generateContent` serves the text models of `chat`. */
+  api: Extract<ApiEndpoint, 'chat' | 'responses' | 'messages'> | 'gemini';
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /**
@@ -71,7 +72,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     selected = selectCandidates({
       catalog: context.catalog,
       route: input.call.route,
-      api: input.api,
+      api: input.api === 'gemini' ? 'chat' : input.api,
       parameters: input.call.parameters,
       stream: input.call.request.stream,
       principal,

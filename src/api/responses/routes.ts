@@ -8,6 +8,7 @@ import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesResponse } from './encode-response.js';
 import { encodeResponsesStream } from './encode-stream.js';
 import type { ResponsesEcho } from './responses-echo.js';
+import type { DecodedTextCall } from '../../core/text-call.js';
 import type { ResponseObject } from './responses-wire.js';
 import { findPriorTurn, registerStoredResponseRoutes } from './stored-response-routes.js';
 import { storeResponse } from './store-response.js';
@@ -28,6 +29,10 @@ export interface ResponsesTurnOptions {
 export interface ResponsesStyle extends TextStyle<ResponsesEcho> {
   /** Stores (and reports) a finished Response; the stream encoder calls it before the terminal event. */
   onTerminal(response: ResponseObject): Promise<void>;
+  /** Continues from a stored (or the socket's own) response before decoding. */
+  prepare(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Reads the body alone: a WebSocket message has no HTTP request of its own. */
+  decode(body: Record<string, unknown>): { call: DecodedTextCall; extra: ResponsesEcho };
 }
 
 export function createResponsesStyle(context: AppContext, principal: Principal, options: ResponsesTurnOptions = {}): ResponsesStyle {

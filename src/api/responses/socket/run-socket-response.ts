@@ -38,7 +38,7 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
   let outcome: TextGenerationOutcome;
   let echo: ResponsesEcho;
   try {
-    const decoded = style.decode(await style.prepare!(body), {});
+    const decoded = style.decode(await style.prepare(body));
     echo = decoded.extra;
     record.identify(decoded.call.request.endUser);
     outcome = await generateText(context, {
