@@ -1,0 +1,133 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkBooks } from '../../bench/check-books.js';
+import { quantile, runOpenLoopLoad, type LoadRequest } from '../helpers/run-open-loop-load.js';
+import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
+import { killSpawnedServers, spawnServer, spawnSimulator } from '../helpers/spawn-server.js';
+import { createTestDatabase } from '../helpers/test-databases.js';
+
+/**
+ * Issue 17, acceptance: one instance on PostgreSQL + Redis soaked at 200 mixed requests/s from a
+ * cold start — JSON and streams, Chat Completions and Messages, three upstream protocols, and a
+ * few streams the client gives up on (which is what first needs the tokenizer). In every interval,
+ * the first included: no unexpected error, p99 of the non-streamed requests under 500 ms; the
+ * heap's low point does not climb; the books are exact at the end.
+ *
+ * Duration: the issue's probe ran 3 minutes; CI gets SOAK_DURATION_MS (default 60 s, four
+ * intervals of 15 s), which at this rate passes the process's first major (Mark-Compact) GCs
+ * under load — the test fails if none happened, so a shorter setting cannot pass by missing it.
+ * The heap is what the load makes it: no heap-size flag, only `--trace-gc` to read it.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+if (!postgresUrl || !redisUrl) process.stdout.write('Soak SKIPPED: set TEST_DATABASE_URL=postgres://… and TEST_REDIS_URL=redis://… to run it\n');
+afterAll(killSpawnedServers);
+
+const DURATION_MS = Number(process.env.SOAK_DURATION_MS) || 60_000;
+const INTERVALS = 4;
+const INTERVAL_MS = DURATION_MS / INTERVALS;
+const RATE = 200;
+const P99_BOUND_MS = 500;
+const ACCOUNTS = 10;
+const ADMIN_TOKEN = 'soak-admin-token';
+const MODELS = ['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model', 'sim/everywhere'];
+
+/** 60 % JSON, 38 % streams, 2 % streams the client abandons after 150 ms; both wires, four models. */
+function pick(index: number): LoadRequest {
+  const model = MODELS[index % MODELS.length];
+  const wire = Math.floor(index / MODELS.length) % 3 === 2 ? 'messages' : 'chat';
+  const slot = index % 50;
+  if (slot === 7) return { wire, stream: true, model, replyTokens: 64, abortAfterMs: 150 };
+  return { wire, stream: slot % 5 >= 3, model, replyTokens: 16 };
+}
+
+/** One `--trace-gc` line: when it arrived, the kind of collection, and the heap in use after it (MB). */
+interface GcEvent {
+  atMs: number;
+  major: boolean;
+  afterMb: number;
+}
+
+// "[pid:0x…]   1234 ms: Mark-Compact 45.6 (60.1) -> 30.2 (58.3) MB, …" (also Scavenge, Minor Mark-Compact)
+const GC_LINE = /\d+ ms: ([A-Za-z -]+?)(?: \([a-z ]+\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
+
+describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed requests/s', () => {
+  it('keeps p99 of non-streamed requests under 500 ms in every interval, the heap low point flat, and no unexpected error', async () => {
+    const database = await createTestDatabase(postgresUrl!);
+    const simulator = await spawnSimulator({ latencyMs: 5, tokensPerSecond: 40 });
+    const directory = mkdtempSync(join(tmpdir(), 'switchyard-soak-'));
+    const configPath = join(directory, 'switchyard.yaml');
+    writeFileSync(configPath, simulatedCatalogYaml(simulator.url));
+    const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl!, SWITCHYARD_CONFIG: configPath, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    const books = new pg.Client({ connectionString: database.url });
+    try {
+      const { child, url } = await spawnServer(env, undefined, ['--trace-gc']);
+      const gcEvents: GcEvent[] = [];
+      const errorLines: string[] = [];
+      let loadStarted = Number.POSITIVE_INFINITY;
+      let pending = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        const lines = (pending + chunk.toString()).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) {
+          const gc = GC_LINE.exec(line);
+          if (gc) gcEvents.push({ atMs: Date.now() - loadStarted, major: gc[1] === 'Mark-Compact', afterMb: Number(gc[2]) });
+          else if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
+        }
+      });
+      const keys: string[] = [];
+      const accountIds: string[] = [];
+      for (let index = 0; index < ACCOUNTS; index += 1) {
+        const response = await fetch(`${url}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `soak ${index}`, credits: 1000 }) });
+        const created = (await response.json()) as { key: string; data: { id: string } };
+        keys.push(created.key);
+        accountIds.push(created.data.id);
+      }
+      // From a cold start: the load begins as soon as the instance says it is ready.
+      for (let attempt = 0; attempt < 600 && (await fetch(`${url}/ready`).then((response) => response.status)) !== 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      loadStarted = Date.now();
+      const outcomes = await runOpenLoopLoad({ url, keys, ratePerSecond: RATE, pick, shouldStop: () => false, maxDurationMs: DURATION_MS, connections: 512 });
+
+      const unexpected = outcomes.filter((outcome) => outcome.error !== undefined || (outcome.aborted && outcome.request.abortAfterMs === undefined));
+      const intervals = Array.from({ length: INTERVALS }, (_, interval) => {
+        const inInterval = outcomes.filter((outcome) => Math.min(INTERVALS - 1, Math.floor(outcome.sentAtMs / INTERVAL_MS)) === interval);
+        const json = inInterval.filter((outcome) => !outcome.request.stream && outcome.error === undefined).map((outcome) => outcome.latencyMs);
+        const gcs = gcEvents.filter((event) => event.atMs >= interval * INTERVAL_MS && event.atMs < (interval + 1) * INTERVAL_MS);
+        return {
+          requests: inInterval.length,
+          jsonP99Ms: Math.round(quantile(json, 0.99)),
+          jsonMaxMs: Math.round(quantile(json, 1)),
+          heapLowMb: gcs.length > 0 ? Math.min(...gcs.map((event) => event.afterMb)) : Number.NaN,
+          majorGcs: gcs.filter((event) => event.major).length,
+        };
+      });
+      const majorAfterMb = gcEvents.filter((event) => event.major && event.atMs >= 0 && event.atMs < DURATION_MS).map((event) => event.afterMb);
+      process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; heap after each major GC under load (MB): ${majorAfterMb.join(', ')}\n`);
+
+      const firstErrors = unexpected.slice(0, 10).map((outcome) => `#${outcome.index} at ${Math.round(outcome.sentAtMs)} ms (${outcome.request.wire}${outcome.request.stream ? ' stream' : ''}): ${outcome.error ?? 'aborted'}`);
+      expect({ unexpected: unexpected.length, firstErrors, errorLines: errorLines.slice(0, 5) }).toEqual({ unexpected: 0, firstErrors: [], errorLines: [] });
+      expect(outcomes.length).toBeGreaterThan(RATE * (DURATION_MS / 1000) * 0.9);
+      for (const [index, interval] of intervals.entries()) expect(interval.jsonP99Ms, `interval ${index + 1}: ${JSON.stringify(interval)}`).toBeLessThan(P99_BOUND_MS);
+      // The soak must have lived through major GCs, or the heap figures say nothing.
+      expect(majorAfterMb.length, 'no major GC under load: lengthen SOAK_DURATION_MS').toBeGreaterThanOrEqual(2);
+      // Flat: what survives a major GC at the end is no more than at the first one under load, give
+      // or take the live state of the requests in flight (a leak of even 1 kB a request would add
+      // ~12 MB a minute at this rate).
+      expect(majorAfterMb.at(-1)!, `heap after major GCs: ${majorAfterMb.join(', ')} MB`).toBeLessThanOrEqual(majorAfterMb[0] * 1.1 + 5);
+
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await books.connect();
+      const checked = await checkBooks(books, 'public', accountIds);
+      expect(checked, JSON.stringify(checked)).toMatchObject({ exact: true, openReservations: 0, negativeBalances: 0 });
+    } finally {
+      killSpawnedServers();
+      await books.end().catch(() => undefined);
+      await database.drop();
+    }
+  }, DURATION_MS + 120_000);
+});
