@@ -22,6 +22,8 @@ interface Backend {
   origin: string;
   pool: Pool;
   ready: boolean;
+  /** Consecutive checks with the same outcome, counting towards `fall` or `rise`. */
+  streak: number;
   forwarded: number;
   failed: number;
 }
@@ -29,13 +31,25 @@ interface Backend {
 /** Hop-by-hop headers (RFC 9110 §7.6.1) stay on their own connection. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
 
-export async function startReadyBalancer(origins: string[], options: { pollMs?: number } = {}): Promise<ReadyBalancer> {
-  const pollMs = options.pollMs ?? 200;
+export interface HealthCheckOptions {
+  /** Between the end of one check of an instance and the next. Default 250 ms. */
+  intervalMs?: number;
+  /** A check not answered within this long failed. Default 2 s. */
+  timeoutMs?: number;
+  /** Consecutive failed checks that take an instance out of rotation. Default 2. */
+  fall?: number;
+  /** Consecutive passed checks that put it back. Default 1. */
+  rise?: number;
+}
+
+export async function startReadyBalancer(origins: string[], options: HealthCheckOptions = {}): Promise<ReadyBalancer> {
+  const { intervalMs = 250, timeoutMs = 2000, fall = 2, rise = 1 } = options;
   const backends: Backend[] = origins.map((origin) => ({
     origin,
     // Kept-alive connections to the instances, as a proxy keeps an upstream pool.
     pool: new Pool(origin, { connections: 128, keepAliveTimeout: 4_000, headersTimeout: 30_000, bodyTimeout: 30_000 }),
     ready: false,
+    streak: 0,
     forwarded: 0,
     failed: 0,
   }));
@@ -43,24 +57,28 @@ export async function startReadyBalancer(origins: string[], options: { pollMs?: 
   let next = 0;
   let closed = false;
 
-  // Health checks on connections of their own, as an LB's checker does; a check that does not
-  // answer 200 within the interval counts as not ready.
+  // Health checks on connections of their own, as a balancer's checker does (HAProxy's
+  // `inter`/`fall`/`rise`, an ALB's interval and thresholds): an instance leaves the rotation
+  // after `fall` failed checks in a row and comes back after `rise` passed ones, so that one slow
+  // check on a busy machine does not take a healthy instance out.
   const check = async (backend: Backend) => {
-    try {
-      const response = await fetch(`${backend.origin}/ready`, { signal: AbortSignal.timeout(Math.max(pollMs, 500)) });
-      await response.arrayBuffer();
-      backend.ready = response.status === 200;
-    } catch {
-      backend.ready = false;
+    const passed = await fetch(`${backend.origin}/ready`, { signal: AbortSignal.timeout(timeoutMs) }).then(
+      (response) => response.arrayBuffer().then(() => response.status === 200),
+      () => false,
+    );
+    if (passed === backend.ready) backend.streak = 0;
+    else if (++backend.streak >= (passed ? rise : fall)) {
+      backend.ready = passed;
+      backend.streak = 0;
     }
   };
-  const poll = async () => {
+  const poll = async (backend: Backend) => {
     while (!closed) {
-      await Promise.all(backends.map(check));
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      await check(backend);
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   };
-  const polling = poll();
+  const polling = Promise.all(backends.map(poll));
 
   const pick = (): Backend | undefined => {
     for (let offset = 0; offset < backends.length; offset += 1) {

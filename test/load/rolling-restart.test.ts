@@ -33,9 +33,11 @@ const RATE = 100;
 /** Simulator pacing: a long stream of 200 words lasts 5 s, a short one 0.4 s. */
 const TOKENS_PER_SECOND = 40;
 const LONG_STREAM_TOKENS = 200;
-/** How long /ready answers 503 after SIGTERM while requests are still served: several balancer polls. */
-const DRAIN_MS = 1500;
-const BALANCER_POLL_MS = 200;
+/**
+ * How long /ready answers 503 after SIGTERM while requests are still served: longer than the
+ * balancer needs to notice (2 failed checks 250 ms apart), as the README asks of operators.
+ */
+const DRAIN_MS = 3000;
 const ADMIN_TOKEN = 'rolling-restart-admin-token';
 const MODELS = ['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model'];
 
@@ -95,7 +97,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
         accountIds.push(created.data.id);
       }
       const deadlocksBefore = await deadlocks(admin, database.name);
-      balancer = await startReadyBalancer(instances.map((instance) => instance.url), { pollMs: BALANCER_POLL_MS });
+      balancer = await startReadyBalancer(instances.map((instance) => instance.url), { intervalMs: 250, fall: 2, rise: 1 });
 
       // The restarts, while the load runs: SIGTERM, wait for the exit, start again, wait until
       // it is ready and has taken traffic for a while, next one.
