@@ -175,7 +175,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
       await admin.end();
       await database.drop();
     }
-  }, 240_000);
+  }, 300_000);
 });
 
 /** PostgreSQL's count of deadlocks detected in `name` since its statistics were reset. */
