@@ -58,3 +58,20 @@ export async function createTestDatabase(url: string): Promise<{ name: string; u
     },
   };
 }
+
+/**
+ * PostgreSQL's count of deadlocks detected in database `name`. Sessions report their statistics
+ * when they end or go idle (at most once a second), so stop the processes first, and this waits a
+ * moment and reads a fresh snapshot.
+ */
+export async function countDeadlocks(url: string, name: string): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ deadlocks: string }>('select deadlocks::text from pg_stat_database where datname = $1', [name]);
+    return Number(result.rows[0]?.deadlocks ?? 0);
+  } finally {
+    await client.end();
+  }
+}

@@ -10,7 +10,7 @@ import { runOpenLoopLoad, type LoadRequest } from '../helpers/run-open-loop-load
 import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
 import { killSpawnedServers, spawnServer, spawnSimulator } from '../helpers/spawn-server.js';
 import { startReadyBalancer } from '../helpers/start-ready-balancer.js';
-import { createTestDatabase } from '../helpers/test-databases.js';
+import { countDeadlocks, createTestDatabase } from '../helpers/test-databases.js';
 
 /**
  * Issue 17, acceptance: a rolling restart of the deployment the docs recommend — three
@@ -75,8 +75,6 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
       started.child.stdout!.on('data', (chunk: Buffer) => logLines.push(...chunk.toString().split('\n').filter((line) => line.startsWith('{')).map((line) => `instance ${index + 1}: ${line}`)));
       return started;
     };
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
     const books = new pg.Client({ connectionString: database.url });
     let balancer: Awaited<ReturnType<typeof startReadyBalancer>> | undefined;
     const instances: Array<{ child: ChildProcess; url: string }> = [];
@@ -96,7 +94,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
         keys.push(created.key);
         accountIds.push(created.data.id);
       }
-      const deadlocksBefore = await deadlocks(admin, database.name);
+      const deadlocksBefore = await countDeadlocks(postgresUrl!, database.name);
       balancer = await startReadyBalancer(instances.map((instance) => instance.url), { intervalMs: 250, fall: 2, rise: 1 });
 
       // The restarts, while the load runs: SIGTERM, wait for the exit, start again, wait until
@@ -166,27 +164,16 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
       // Every request the clients sent is in the request log, completed, and charged.
       const logged = await books.query<{ status: string; n: number }>(`select status, count(*)::int as n from requests where account_id = any($1) group by status`, [accountIds]);
       expect(Object.fromEntries(logged.rows.map((row) => [row.status, row.n]))).toEqual({ completed: outcomes.length });
-      const newDeadlocks = (await deadlocks(admin, database.name)) - deadlocksBefore;
+      const newDeadlocks = (await countDeadlocks(postgresUrl!, database.name)) - deadlocksBefore;
       expect(newDeadlocks, logLines.filter((line) => line.includes('deadlock')).slice(0, 5).join('\n')).toBe(0);
     } finally {
       await balancer?.close();
       killSpawnedServers();
       await books.end().catch(() => undefined);
-      await admin.end();
       await database.drop();
     }
   }, 300_000);
 });
-
-/** PostgreSQL's count of deadlocks detected in `name` since its statistics were reset. */
-async function deadlocks(admin: pg.Client, name: string): Promise<number> {
-  // Backends report their statistics when they end or go idle (at most once a second); a fresh
-  // snapshot and a moment's wait see what the instances' sessions reported.
-  await sleep(1200);
-  await admin.query('select pg_stat_clear_snapshot()');
-  const result = await admin.query<{ deadlocks: string }>('select deadlocks::text from pg_stat_database where datname = $1', [name]);
-  return Number(result.rows[0]?.deadlocks ?? 0);
-}
 
 async function waitReady(url: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt += 1) {

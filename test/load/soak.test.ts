@@ -7,7 +7,7 @@ import { checkBooks } from '../../bench/check-books.js';
 import { quantile, runOpenLoopLoad, type LoadRequest } from '../helpers/run-open-loop-load.js';
 import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
 import { killSpawnedServers, spawnServer, spawnSimulator } from '../helpers/spawn-server.js';
-import { createTestDatabase } from '../helpers/test-databases.js';
+import { countDeadlocks, createTestDatabase } from '../helpers/test-databases.js';
 
 /**
  * Issue 17, acceptance: one instance on PostgreSQL + Redis soaked at 200 mixed requests/s from a
@@ -95,28 +95,33 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       const intervals = Array.from({ length: INTERVALS }, (_, interval) => {
         const inInterval = outcomes.filter((outcome) => Math.min(INTERVALS - 1, Math.floor(outcome.sentAtMs / INTERVAL_MS)) === interval);
         const json = inInterval.filter((outcome) => !outcome.request.stream && outcome.error === undefined).map((outcome) => outcome.latencyMs);
-        const gcs = gcEvents.filter((event) => event.atMs >= interval * INTERVAL_MS && event.atMs < (interval + 1) * INTERVAL_MS);
+        const majors = gcEvents.filter((event) => event.major && event.atMs >= interval * INTERVAL_MS && event.atMs < (interval + 1) * INTERVAL_MS);
         return {
           requests: inInterval.length,
           jsonP99Ms: Math.round(quantile(json, 0.99)),
           jsonMaxMs: Math.round(quantile(json, 1)),
-          heapLowMb: gcs.length > 0 ? Math.min(...gcs.map((event) => event.afterMb)) : Number.NaN,
-          majorGcs: gcs.filter((event) => event.major).length,
+          majorGcs: majors.length,
+          // The heap's low point: what a full collection leaves (undefined in an interval without one).
+          heapLowMb: majors.length > 0 ? Math.min(...majors.map((event) => event.afterMb)) : undefined,
         };
       });
-      const majorAfterMb = gcEvents.filter((event) => event.major && event.atMs >= 0 && event.atMs < DURATION_MS).map((event) => event.afterMb);
-      process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; heap after each major GC under load (MB): ${majorAfterMb.join(', ')}\n`);
+      const majors = gcEvents.filter((event) => event.major && event.atMs >= 0 && event.atMs < DURATION_MS);
+      process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; heap after each major GC under load: ${majors.map((event) => `${event.afterMb} MB at ${(event.atMs / 1000).toFixed(1)} s`).join(', ')}\n`);
 
       const firstErrors = unexpected.slice(0, 10).map((outcome) => `#${outcome.index} at ${Math.round(outcome.sentAtMs)} ms (${outcome.request.wire}${outcome.request.stream ? ' stream' : ''}): ${outcome.error ?? 'aborted'}`);
       expect({ unexpected: unexpected.length, firstErrors, errorLines: errorLines.slice(0, 5) }).toEqual({ unexpected: 0, firstErrors: [], errorLines: [] });
       expect(outcomes.length).toBeGreaterThan(RATE * (DURATION_MS / 1000) * 0.9);
-      for (const [index, interval] of intervals.entries()) expect(interval.jsonP99Ms, `interval ${index + 1}: ${JSON.stringify(interval)}`).toBeLessThan(P99_BOUND_MS);
+      for (const [index, interval] of intervals.entries()) expect.soft(interval.jsonP99Ms, `interval ${index + 1}: ${JSON.stringify(interval)}`).toBeLessThan(P99_BOUND_MS);
       // The soak must have lived through major GCs, or the heap figures say nothing.
-      expect(majorAfterMb.length, 'no major GC under load: lengthen SOAK_DURATION_MS').toBeGreaterThanOrEqual(2);
-      // Flat: what survives a major GC at the end is no more than at the first one under load, give
-      // or take the live state of the requests in flight (a leak of even 1 kB a request would add
-      // ~12 MB a minute at this rate).
-      expect(majorAfterMb.at(-1)!, `heap after major GCs: ${majorAfterMb.join(', ')} MB`).toBeLessThanOrEqual(majorAfterMb[0] * 1.1 + 5);
+      expect(majors.length, 'fewer than two major GCs under load: lengthen SOAK_DURATION_MS').toBeGreaterThanOrEqual(2);
+      const lateMajors = majors.filter((event) => event.atMs >= DURATION_MS / 2);
+      expect(lateMajors.length, 'no major GC in the second half of the soak: lengthen SOAK_DURATION_MS').toBeGreaterThan(0);
+      // Flat: the lowest heap a full collection leaves in the second half is no more than after the
+      // first one under load, give or take 10 % + 5 MB of live request state. A leak raises every
+      // later low point (1 kB a request would add ~12 MB a minute at this rate); a burst of
+      // requests in flight raises only some.
+      const lateLowMb = Math.min(...lateMajors.map((event) => event.afterMb));
+      expect(lateLowMb, `heap after major GCs: ${majors.map((event) => event.afterMb).join(', ')} MB`).toBeLessThanOrEqual(majors[0].afterMb * 1.1 + 5);
 
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -124,6 +129,8 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       await books.connect();
       const checked = await checkBooks(books, 'public', accountIds);
       expect(checked, JSON.stringify(checked)).toMatchObject({ exact: true, openReservations: 0, negativeBalances: 0 });
+      // One deadlock held 158 requests for over a second in the issue's soak.
+      expect(await countDeadlocks(postgresUrl!, database.name)).toBe(0);
     } finally {
       killSpawnedServers();
       await books.end().catch(() => undefined);
