@@ -146,7 +146,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
       const firstErrors = failed.slice(0, 10).map((outcome) => `#${outcome.index} at ${Math.round(outcome.sentAtMs)} ms (${outcome.request.wire}${outcome.request.stream ? ' stream' : ''}): ${outcome.error}`);
       expect(restarts.map((restart) => restart.exitCode)).toEqual([0, 0, 0]);
       expect(outcomes.length).toBeGreaterThan(RATE * 25);
-      expect({ errors: failed.length, firstErrors, balancerFailures: balancer.failures.slice(0, 10) }).toEqual({ errors: 0, firstErrors: [], balancerFailures: [] });
+      expect({ errors: failed.length, droppedStreams: summary.droppedStreams, firstErrors, balancerFailures: balancer.failures.slice(0, 10) }).toEqual({ errors: 0, droppedStreams: 0, firstErrors: [], balancerFailures: [] });
       expect(longStreams.length).toBeGreaterThan(RATE * 2);
       // Every instance served its share before and after its restart.
       for (const { forwarded } of balancer.stats()) expect(forwarded).toBeGreaterThan(outcomes.length / 10);
