@@ -21,6 +21,7 @@ import { countDeadlocks, createTestDatabase } from '../helpers/test-databases.js
  * to its last event; afterwards the books are exact and PostgreSQL counted no deadlock.
  *
  * Scaled to CI: ~45 s of load (three restarts, a few seconds of steady traffic around each).
+ * To see what the instances logged: ROLLING_LOG_LEVEL=info ROLLING_LOG_FILE=/tmp/rolling.log.
  */
 const postgresUrl = process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
