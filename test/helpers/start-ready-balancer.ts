@@ -13,7 +13,7 @@ export interface ReadyBalancer {
   url: string;
   /** Per instance: requests sent to it, and the failures the balancer itself saw on the way. */
   stats(): Array<{ origin: string; forwarded: number; failed: number }>;
-  /** What went wrong between the balancer and an instance, in order. */
+  /** What went wrong between the balancer and an instance, in order, with ms since the balancer started. */
   failures: string[];
   close(): Promise<void>;
 }
@@ -54,6 +54,7 @@ export async function startReadyBalancer(origins: string[], options: HealthCheck
     failed: 0,
   }));
   const failures: string[] = [];
+  const started = Date.now();
   let next = 0;
   let closed = false;
 
@@ -96,27 +97,27 @@ export async function startReadyBalancer(origins: string[], options: HealthCheck
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const backend = pick();
     if (!backend) {
-      failures.push(`no ready instance for ${request.method} ${request.url}`);
+      failures.push(`${Date.now() - started} ms: no ready instance for ${request.method} ${request.url}`);
       response.writeHead(503, { 'content-type': 'text/plain' }).end('no ready instance');
       return;
     }
     backend.forwarded += 1;
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    let started = false;
+    let answering = false;
     try {
       const upstream = await backend.pool.request({ method: request.method as 'POST', path: request.url!, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
       const answerHeaders: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) answerHeaders[name] = value;
       response.writeHead(upstream.statusCode, answerHeaders);
-      started = true;
+      answering = true;
       for await (const chunk of upstream.body) response.write(chunk);
       response.end();
     } catch (error) {
       backend.failed += 1;
-      failures.push(`${backend.origin} ${request.method} ${request.url}: ${(error as Error).message}${started ? ' (after the headers)' : ''}`);
+      failures.push(`${Date.now() - started} ms: ${backend.origin} ${request.method} ${request.url}: ${(error as Error).message}${answering ? ' (after the headers)' : ''}`);
       // A proxy that lost its upstream mid-answer can only cut the client's answer too.
-      if (started) response.destroy();
+      if (answering) response.destroy();
       else response.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream failed: ${(error as Error).message}`);
     }
   };

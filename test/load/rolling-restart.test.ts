@@ -100,7 +100,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
 
       // The restarts, while the load runs: SIGTERM, wait for the exit, start again, wait until
       // it is ready and has taken traffic for a while, next one.
-      const restarts: Array<{ instance: number; exitCode: number | null; stoppedInMs: number; readyAgainInMs: number }> = [];
+      const restarts: Array<{ instance: number; signalledAtMs: number; exitCode: number | null; stoppedInMs: number; readyAgainInMs: number }> = [];
       let restartsDoneAt: number | undefined;
       const loadStarted = Date.now();
       const rolling = (async () => {
@@ -114,7 +114,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('rolling restart of three instances o
           const stoppedInMs = Date.now() - signalled;
           instances[index] = await start(index);
           await waitReady(instances[index].url);
-          restarts.push({ instance: index + 1, exitCode, stoppedInMs, readyAgainInMs: Date.now() - signalled });
+          restarts.push({ instance: index + 1, signalledAtMs: signalled - loadStarted, exitCode, stoppedInMs, readyAgainInMs: Date.now() - signalled });
           await sleep(3000);
         }
         restartsDoneAt = Date.now() - loadStarted;
