@@ -36,9 +36,12 @@ const TOKENS_PER_SECOND = 40;
 const LONG_STREAM_TOKENS = 200;
 /**
  * How long /ready answers 503 after SIGTERM while requests are still served: longer than the
- * balancer needs to notice (2 failed checks 250 ms apart), as the README asks of operators.
+ * balancer needs to notice at worst, as the README asks of operators — 2 failed checks, each up
+ * to its 2 s timeout plus the 250 ms interval (4.5 s). A drain shorter than that worst case let a
+ * slow check keep sending to an instance whose listener had closed (one ECONNRESET in ~12,000
+ * requests on a loaded machine).
  */
-const DRAIN_MS = 3000;
+const DRAIN_MS = 6000;
 const ADMIN_TOKEN = 'rolling-restart-admin-token';
 const MODELS = ['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model'];
 
