@@ -5,8 +5,8 @@ import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances } from '../store/repositories/instances.js';
 import { listExpiredReservations, listOrphanedReservations, readSpendable } from '../store/repositories/ledger.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
-import { releaseOnce, reserveOnce } from '../store/repositories/reservations-fast.js';
+import type { RequestRecord } from './request-record.js';
+import { releaseOnce, reserveOnce } from './reserve-funds.js';
 import { RequestLog } from './request-log.js';
 
 export interface Reservation {

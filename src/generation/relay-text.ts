@@ -10,7 +10,7 @@ import { relayMessages, relayMessagesStream } from '../providers/anthropic/relay
 import { relayChatCompletion, relayChatCompletionStream } from '../providers/openai/relay-chat-completions.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import type { PassThroughPlan } from './plan-pass-through.js';
 import { tagSignature } from './tag-signatures.js';
