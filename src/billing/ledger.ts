@@ -173,9 +173,18 @@ export class Ledger {
     await this.leases?.returnIdle();
   }
 
+  /**
+   * Deletes this instance's lease rows, giving back all they hold: call once every settlement
+   * out of them is committed (shutdown, after the books are flushed). Later reservations open
+   * new leases.
+   */
+  async returnLeases(): Promise<void> {
+    await this.leases?.close();
+  }
+
   /** After a graceful shutdown has settled everything in flight. */
   async stopInstance(): Promise<void> {
-    await this.leases?.close();
+    await this.returnLeases();
     await removeInstance(this.context.store.db, this.options.instanceId);
   }
 
