@@ -54,8 +54,15 @@ describe.skipIf(!postgresUrl)('kill -9 of one of three instances on PostgreSQL',
       expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(30);
       expect(statuses.some((status) => status === 0)).toBe(true);
 
-      // The survivors stop gracefully, giving their leases (docs/leases.md) back; the victim's
-      // reservations and lease went back by their sweep.
+      // The survivors' sweep releases the victim's reservations (and lease, docs/leases.md),
+      // then forgets the victim's instance row; then the survivors stop gracefully, giving
+      // their own leases back.
+      let live = -1;
+      for (let attempt = 0; attempt < 100 && live !== 2; attempt += 1) {
+        live = (await store.db.selectFrom('instances').select('id').execute()).length;
+        if (live !== 2) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(live).toBe(2);
       for (const instance of instances.slice(1)) instance.child.kill('SIGTERM');
       await Promise.all(instances.slice(1).map((instance) => new Promise((resolve) => instance.child.once('exit', resolve))));
       let open = -1;

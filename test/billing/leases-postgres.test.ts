@@ -12,7 +12,7 @@ import { uniqueSchemaName } from '../helpers/test-databases.js';
 
 /**
  * Issue 23, scope 1: three real `switchyard serve` processes on one account, reserving within
- * per-instance leases (on by default on PostgreSQL). A model priced by completion tokens only,
+ * per-instance leases (`SWITCHYARD_LEASES=on`). A model priced by completion tokens only,
  * a reply longer than `max_tokens`: every request reserves and is charged exactly COST, so a
  * balance of N × COST must serve exactly N requests whichever instance serves them.
  */
@@ -53,7 +53,7 @@ async function setUp(credits: string) {
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-leases-'));
   const configPath = join(directory, 'switchyard.yaml');
   writeFileSync(configPath, catalogYaml(simulator.url));
-  const env = { DATABASE_URL: postgresUrl!, PGOPTIONS: `-c search_path=${schema}`, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'silent', SWITCHYARD_INSTANCE_TIMEOUT_MS: String(INSTANCE_TIMEOUT_MS) };
+  const env = { DATABASE_URL: postgresUrl!, PGOPTIONS: `-c search_path=${schema}`, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'silent', SWITCHYARD_INSTANCE_TIMEOUT_MS: String(INSTANCE_TIMEOUT_MS), SWITCHYARD_LEASES: process.env.SWITCHYARD_LEASES ?? 'on' };
   const store = await createStore(postgresUrl!, { schema });
   const created = spawnSync(process.execPath, [switchyardBin, 'admin', 'create-account', '--credits', credits], { env: { ...process.env, ...env }, encoding: 'utf8' });
   const { key, data } = JSON.parse(created.stdout) as { key: string; data: { id: string } };
