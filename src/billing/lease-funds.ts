@@ -23,6 +23,8 @@ interface Lease {
   keyId: string | null;
   /** Held by the lease row and handed to no request: what this instance may still reserve. */
   remaining: bigint;
+  /** Handed to requests whose settlement has not committed yet. */
+  inFlight: bigint;
   /** Below this, a top-up starts ahead of need. */
   lowWater: bigint;
   growing?: Promise<void>;
@@ -63,6 +65,7 @@ export class FundLeases {
       if (this.leases.get(name) !== lease || lease.remaining < amount) return undefined;
     }
     lease.remaining -= amount;
+    lease.inFlight += amount;
     lease.usedAt = now;
     if (lease.remaining < lease.lowWater && !lease.growing) void this.grow(lease, amount);
     return lease.id;
@@ -70,25 +73,31 @@ export class FundLeases {
 
   /** A reservation that ended without a charge: its amount is the lease's again. */
   giveBack(leaseId: string, amount: bigint): void {
-    for (const lease of this.leases.values()) {
-      if (lease.id === leaseId) {
-        lease.remaining += amount;
-        return;
-      }
-    }
-    // The lease was dropped (fenced, or given back whole): its row still holds the amount, and
-    // the sweep or the shutdown returns it with the row.
+    const lease = this.byId.get(leaseId);
+    if (!lease) return;
+    lease.inFlight -= amount;
+    lease.remaining += amount;
+  }
+
+  /** A settlement out of the lease committed: the row no longer holds its amount. */
+  settled(leaseId: string, amount: bigint): void {
+    const lease = this.byId.get(leaseId);
+    if (lease) lease.inFlight -= amount;
   }
 
   private open(name: string, accountId: string, keyId: string | null): Lease {
-    const lease: Lease = { id: this.context.createId('lse'), accountId, keyId, remaining: 0n, lowWater: 0n, usedAt: 0, exactUntil: 0 };
+    const lease: Lease = { id: this.context.createId('lse'), accountId, keyId, remaining: 0n, inFlight: 0n, lowWater: 0n, usedAt: this.context.clock.now().getTime(), exactUntil: 0 };
     this.leases.set(name, lease);
-    this.rows.add(lease.id);
+    this.byId.set(lease.id, lease);
     return lease;
   }
 
-  /** Lease rows this instance opened and has not deleted (some may hold in-flight amounts only). */
-  private readonly rows = new Set<string>();
+  /**
+   * Leases by row id, dropped ones included until their row is deleted (their requests in
+   * flight still settle out of the row; the shutdown or the sweep deletes it).
+   */
+  private readonly byId = new Map<string, Lease>();
+  /** Lease rows inserted (a grant committed). */
   private readonly opened = new Set<string>();
 
   /** One grant at a time per lease; concurrent callers wait for the same one. */
@@ -123,6 +132,7 @@ export class FundLeases {
     if (granted === null) {
       // Swept meanwhile: this lease is over; the next reservation opens a new one.
       this.drop(lease);
+      this.opened.delete(lease.id);
       return;
     }
     if (granted > 0n) {
@@ -150,24 +160,38 @@ export class FundLeases {
     if (this.leases.get(name) === lease) this.leases.delete(name);
   }
 
-  /** Gives back what idle leases hold (run with the heartbeat). */
+  /**
+   * Ends leases unused for `idleMs` (run with the heartbeat): one with nothing in flight is
+   * deleted whole and forgotten, so an instance holds rows and memory only for the accounts it
+   * serves now; one with requests in flight gives back its unused part.
+   */
   async returnIdle(): Promise<void> {
     const before = this.context.clock.now().getTime() - this.options.idleMs;
-    for (const lease of this.leases.values()) if (lease.usedAt < before && !lease.growing) await this.returnRemaining(lease);
+    for (const lease of [...this.byId.values()]) {
+      if (lease.usedAt >= before || lease.growing) continue;
+      if (lease.inFlight > 0n) {
+        await this.returnRemaining(lease);
+        continue;
+      }
+      this.drop(lease);
+      this.byId.delete(lease.id);
+      lease.remaining = 0n;
+      if (this.opened.delete(lease.id)) await releaseOnce(this.context.store, lease.id).catch(() => false);
+    }
   }
 
   /** This instance was declared dead: others released its lease rows; reserve anew. */
   forget(): void {
     this.leases.clear();
-    this.rows.clear();
+    this.byId.clear();
     this.opened.clear();
   }
 
   /** At shutdown, once every settlement is committed: each lease row back to its account and key. */
   async close(): Promise<void> {
     this.leases.clear();
-    for (const id of this.rows) await releaseOnce(this.context.store, id).catch(() => false);
-    this.rows.clear();
+    this.byId.clear();
+    for (const id of this.opened) await releaseOnce(this.context.store, id).catch(() => false);
     this.opened.clear();
   }
 }

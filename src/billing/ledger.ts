@@ -111,6 +111,12 @@ export class Ledger {
       { reservationId, leaseHeld: reservation.leaseId === undefined ? undefined : reservation.amount, accountId: reservation.accountId, keyId: reservation.keyId, requestId: record?.id ?? reservation.requestId ?? reservation.id, cost },
       record,
     );
+    const { leaseId } = reservation;
+    if (leaseId !== undefined) {
+      // Once committed (or never: the log was closed), the lease row no longer holds it for this request.
+      const ended = () => this.leases!.settled(leaseId, reservation.amount);
+      settled.then(ended, ended);
+    }
     const waitMs = this.options.settleWaitMs ?? 5_000;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => {

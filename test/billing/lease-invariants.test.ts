@@ -6,6 +6,7 @@ import { Ledger, type Reservation } from '../../src/billing/ledger.js';
 import { systemClock } from '../../src/core/clock.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 import { createId } from '../../src/core/ids.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 
 /**
@@ -80,5 +81,26 @@ describe.skipIf(!postgresUrl)('lease invariants on PostgreSQL', () => {
     for (const ledger of ledgers) await ledger.returnLeases();
     const after = await money(account.id, key.id);
     expect(after).toMatchObject({ reserved: 0n, held: 0n, usage: 150n * amount, leases: 0 });
+  });
+
+  it('a lease unused past the idle time gives back its unused part while requests are in flight, and its row once none is', async () => {
+    const amount = 1_000_000n;
+    const clock = new ManualClock(Date.now());
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'idle', management: false, spendLimit: 100_000n * amount });
+    const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
+    await ledger.startInstance();
+    const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const second = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    expect(first.leaseId).toBeDefined();
+    expect((await money(account.id, key.id)).reserved).toBeGreaterThan(2n * amount);
+    clock.advance(leases.idleMs + 1);
+    await ledger.returnIdleLeases();
+    // Two requests in flight: the row keeps exactly what they hold.
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 2n * amount, held: 2n * amount, leases: 1 });
+    await ledger.settle(first, amount);
+    await ledger.release(second);
+    await ledger.returnIdleLeases();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, usage: amount, leases: 0 });
   });
 });
