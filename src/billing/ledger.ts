@@ -69,7 +69,9 @@ export class Ledger {
   async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint; durable?: boolean; lifetimeMs?: number }): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n, requestId: input.requestId };
-    if (this.leases && !input.durable) {
+    // While the database is known to be down, a lease would answer before its charge can be
+    // durable: the exact path refuses with 503 instead.
+    if (this.leases && !input.durable && !this.context.store.isDown()) {
       const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
       if (leaseId) return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
     }
