@@ -12,7 +12,7 @@ import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
 import type { Usage } from '../core/usage.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 import { explainNoProvider } from '../routing/explain-no-provider.js';
