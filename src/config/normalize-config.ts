@@ -4,6 +4,7 @@ import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
 import { textProviderApis, type Config, type EndpointPricing, type ModelConfig, type ProviderConfig, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { resolveProviderAuth } from './resolve-provider-auth.js';
 
 export const canonicalParameters = new Set([
   'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
@@ -61,15 +62,14 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
 }
 
 function normalizeProvider(entry: ProviderEntry): ProviderConfig {
-  const apiKey = entry.api_key ?? '';
   return {
     id: entry.id,
     name: entry.name,
     api: entry.api,
     baseUrl: entry.base_url.replace(/\/+$/, ''),
-    apiKey,
+    auth: resolveProviderAuth(entry.api, entry.api_key),
     // A provider written without `api_key` (a local vLLM, say) is on; one whose key variable is unset is off.
-    enabled: entry.enabled ?? (entry.api_key === undefined || apiKey !== ''),
+    enabled: entry.enabled ?? (entry.api_key === undefined || entry.api_key !== ''),
     headers: entry.headers ?? {},
     passThrough: entry.pass_through ?? true,
     timeouts: {

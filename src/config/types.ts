@@ -27,13 +27,28 @@ export interface ProviderConnectionLimits {
   queueTimeoutMs: number;
 }
 
+/**
+ * How a provider authenticates, by kind rather than by a bare key string, so that a transport
+ * must say what it does with each kind (a switch over `kind` that misses one does not compile):
+ * - `none`: nothing sent (a local vLLM or Ollama, or a provider whose key variable is unset);
+ * - `api-key-header`: the key in a header of the vendor's naming (`x-api-key` for Anthropic,
+ *   `x-goog-api-key` for Gemini, `api-key` for Azure OpenAI), after `scheme` when there is one
+ *   (fal.ai: `authorization: Key …`);
+ * - `bearer`: `authorization: Bearer <token>` (OpenAI and the OpenAI-compatible servers).
+ */
+export type ProviderAuth =
+  | { kind: 'none' }
+  | { kind: 'api-key-header'; header: string; key: string; scheme?: string }
+  | { kind: 'bearer'; token: string };
+
 export interface ProviderConfig {
   id: string;
   name: string;
   api: ProviderApi;
   /** Follows the vendor SDK's convention: openai and gemini include the version, anthropic not. */
   baseUrl: string;
-  apiKey: string;
+  /** How each upstream request proves who sends it (`providers/shared/auth-headers.ts`). */
+  auth: ProviderAuth;
   /** The environment variable `api_key` names in the config file, to tell the operator what to set. */
   apiKeyVariable?: string;
   /** False when the provider has no API key configured: its endpoints are listed but not routed. */

@@ -43,7 +43,7 @@ describe('config loading', () => {
   it('enables a built-in provider when its API key variable is set, and honours a base URL override', () => {
     const config = loadConfig({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }, tmpdir());
     const openai = config.providers.find((provider) => provider.id === 'openai');
-    expect(openai).toMatchObject({ enabled: true, apiKey: 'sk-test', baseUrl: 'http://127.0.0.1:9999/v1' });
+    expect(openai).toMatchObject({ enabled: true, auth: { kind: 'bearer', token: 'sk-test' }, baseUrl: 'http://127.0.0.1:9999/v1' });
   });
 
   it('reads the environment (port, host, database, admin token) with defaults', () => {

@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../../config/types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /** https://platform.claude.com/docs/en/api/versioning */
 const anthropicVersion = '2023-06-01';
@@ -14,7 +15,7 @@ export function messagesUrl(provider: ProviderConfig): string {
 
 /** The provider's key and version; the betas a Messages client asked for travel on, as Anthropic's SDK sends them. */
 export function messagesHeaders(provider: ProviderConfig, betas: readonly string[] | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'x-api-key': provider.apiKey, 'anthropic-version': anthropicVersion };
+  const headers: Record<string, string> = { ...authHeaders(provider.auth), 'anthropic-version': anthropicVersion };
   if (betas && betas.length > 0) headers['anthropic-beta'] = betas.join(',');
   return headers;
 }

@@ -7,6 +7,7 @@ import { sendUpstream } from '../shared/send-upstream.js';
 import { UpstreamError } from '../shared/upstream-error.js';
 import { convertToFalInput } from './convert-request.js';
 import type { FalImagesResult, FalStatusResponse, FalSubmitResponse } from './fal-wire-types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /**
  * fal.ai's queue API: submit (POST {base}/{model_id}) answers a request id with its status and
@@ -88,5 +89,5 @@ function onProviderOrigin(url: string, context: CallContext): string {
 }
 
 function authorization(context: CallContext): Record<string, string> {
-  return context.provider.apiKey ? { authorization: `Key ${context.provider.apiKey}` } : {};
+  return authHeaders(context.provider.auth);
 }

@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../../config/types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /**
  * Where and how a Gemini API call goes, apart from its body: the model's method URL under the
@@ -11,5 +12,5 @@ export function geminiModelUrl(provider: ProviderConfig, providerModel: string, 
 }
 
 export function geminiHeaders(provider: ProviderConfig): Record<string, string> {
-  return { 'x-goog-api-key': provider.apiKey };
+  return authHeaders(provider.auth);
 }

@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../../config/types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /**
  * Where and how a Chat Completions call goes, apart from its body: shared by the translating
@@ -8,7 +9,7 @@ export function chatCompletionsUrl(provider: ProviderConfig): string {
   return `${provider.baseUrl.replace(/\/+$/, '')}/chat/completions`;
 }
 
-/** Local servers (Ollama, vLLM) often run without a key; an empty bearer token would be refused. */
+/** Local servers (Ollama, vLLM) often run without a key: their auth is `none`, so no header. */
 export function authorizationHeaders(provider: ProviderConfig): Record<string, string> {
-  return provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
+  return authHeaders(provider.auth);
 }

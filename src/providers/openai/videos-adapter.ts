@@ -5,6 +5,7 @@ import { postJson, readJsonObject } from '../shared/send-request.js';
 import type { VideoProviderAdapter } from '../video-adapter.js';
 import { convertToOpenAiVideoBody, readOpenAiJobId, readOpenAiVideoJob } from './videos-convert.js';
 import type { OpenAiVideoJob } from './videos-wire-types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /**
  * OpenAI's Videos API (Sora): `POST {base}/videos` starts a job, `GET {base}/videos/{id}` tells
@@ -38,5 +39,5 @@ function videosUrl(provider: ProviderConfig): string {
 }
 
 function authorization(provider: ProviderConfig): Record<string, string> {
-  return provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
+  return authHeaders(provider.auth);
 }

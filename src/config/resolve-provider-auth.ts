@@ -1,0 +1,17 @@
+import type { ProviderApi, ProviderAuth } from './types.js';
+
+/**
+ * Where each protocol's vendor expects its API key. A `Record` over every protocol, so a protocol
+ * added to the descriptor does not compile until its key's place is stated here.
+ */
+const keyPlacement: Record<ProviderApi, (key: string) => ProviderAuth> = {
+  openai: (token) => ({ kind: 'bearer', token }),
+  anthropic: (key) => ({ kind: 'api-key-header', header: 'x-api-key', key }),
+  gemini: (key) => ({ kind: 'api-key-header', header: 'x-goog-api-key', key }),
+  fal: (key) => ({ kind: 'api-key-header', header: 'authorization', scheme: 'Key', key }),
+};
+
+/** A provider's authentication from its protocol and `api_key`; no key (or an empty one) sends none. */
+export function resolveProviderAuth(api: ProviderApi, key: string | undefined): ProviderAuth {
+  return key ? keyPlacement[api](key) : { kind: 'none' };
+}
