@@ -86,6 +86,15 @@ const ProviderSchema = Type.Object(
     ),
     base_url: Type.String({ pattern: '^https?://', description: 'an http(s) URL' }),
     api_key: Type.Optional(Type.String()),
+    platform: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Literal('azure', { description: 'azure: Azure OpenAI (api: openai)' }),
+          api_version: Type.Optional(Type.String({ minLength: 1, description: "the deployment API's api-version; without it, the v1 API" })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     enabled: Type.Optional(Type.Boolean()),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     pass_through: Type.Optional(Type.Boolean({ description: 'relay same-protocol requests natively (default true)' })),

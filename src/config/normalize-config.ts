@@ -21,7 +21,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
   const fail = (path: string, expected: string): never => {
     throw new ConfigError(`${source}: ${path}: ${expected}`);
   };
-  const providers = file.providers.map((entry) => normalizeProvider(entry));
+  const providers = file.providers.map((entry, index) => normalizeProvider(entry, `providers[${index}]`, fail));
   const apiOf = new Map(providers.map((provider) => [provider.id, provider.api]));
   const providerIds = new Set<string>();
   providers.forEach((provider, index) => {
@@ -61,13 +61,16 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
   };
 }
 
-function normalizeProvider(entry: ProviderEntry): ProviderConfig {
+function normalizeProvider(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderConfig {
+  const platform = entry.platform && { kind: entry.platform.kind, ...(entry.platform.api_version !== undefined && { apiVersion: entry.platform.api_version }) };
+  if (platform?.kind === 'azure' && entry.api !== 'openai') fail(`${path}.platform.kind`, `azure serves the openai protocol: expected api: openai, got "${entry.api}"`);
   return {
     id: entry.id,
     name: entry.name,
     api: entry.api,
     baseUrl: entry.base_url.replace(/\/+$/, ''),
-    auth: resolveProviderAuth(entry.api, entry.api_key),
+    auth: resolveProviderAuth(entry.api, entry.api_key, platform),
+    ...(platform && { platform }),
     // A provider written without `api_key` (a local vLLM, say) is on; one whose key variable is unset is off.
     enabled: entry.enabled ?? (entry.api_key === undefined || entry.api_key !== ''),
     headers: entry.headers ?? {},

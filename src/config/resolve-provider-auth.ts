@@ -1,4 +1,4 @@
-import type { ProviderApi, ProviderAuth } from './types.js';
+import type { ProviderApi, ProviderAuth, ProviderPlatform } from './types.js';
 
 /**
  * Where each protocol's vendor expects its API key. A `Record` over every protocol, so a protocol
@@ -11,7 +11,14 @@ const keyPlacement: Record<ProviderApi, (key: string) => ProviderAuth> = {
   fal: (key) => ({ kind: 'api-key-header', header: 'authorization', scheme: 'Key', key }),
 };
 
-/** A provider's authentication from its protocol and `api_key`; no key (or an empty one) sends none. */
-export function resolveProviderAuth(api: ProviderApi, key: string | undefined): ProviderAuth {
-  return key ? keyPlacement[api](key) : { kind: 'none' };
+/** Where each cloud expects the key of the protocol it hosts. */
+const platformKeyPlacement: Record<ProviderPlatform['kind'], (key: string) => ProviderAuth> = {
+  // https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#authentication
+  azure: (key) => ({ kind: 'api-key-header', header: 'api-key', key }),
+};
+
+/** A provider's authentication from its protocol, platform and `api_key`; no key (or an empty one) sends none. */
+export function resolveProviderAuth(api: ProviderApi, key: string | undefined, platform?: ProviderPlatform): ProviderAuth {
+  if (!key) return { kind: 'none' };
+  return platform ? platformKeyPlacement[platform.kind](key) : keyPlacement[api](key);
 }

@@ -41,6 +41,16 @@ export type ProviderAuth =
   | { kind: 'api-key-header'; header: string; key: string; scheme?: string }
   | { kind: 'bearer'; token: string };
 
+/**
+ * The cloud that hosts a protocol, when it is not the vendor's own API: the same wire with another
+ * URL shape and authentication. Azure OpenAI speaks `openai`: its v1 API
+ * (`https://{resource}.openai.azure.com/openai/v1`) is OpenAI's paths under that base; with
+ * `apiVersion`, the deployment API (`{base}/deployments/{deployment}/chat/completions?api-version=`,
+ * base `https://{resource}.openai.azure.com/openai`), the endpoint's `model` naming the deployment.
+ * Both take the key in an `api-key` header.
+ */
+export type ProviderPlatform = { kind: 'azure'; apiVersion?: string };
+
 export interface ProviderConfig {
   id: string;
   name: string;
@@ -49,6 +59,8 @@ export interface ProviderConfig {
   baseUrl: string;
   /** How each upstream request proves who sends it (`providers/shared/auth-headers.ts`). */
   auth: ProviderAuth;
+  /** Absent: the vendor's own API. */
+  platform?: ProviderPlatform;
   /** The environment variable `api_key` names in the config file, to tell the operator what to set. */
   apiKeyVariable?: string;
   /** False when the provider has no API key configured: its endpoints are listed but not routed. */

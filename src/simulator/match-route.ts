@@ -1,4 +1,5 @@
 import { anthropicProtocol } from './anthropic-protocol.js';
+import { azureOpenaiProtocol } from './azure-openai-protocol.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
 import { matchVideoRoute, type VideoRoute } from './match-video-route.js';
@@ -13,6 +14,7 @@ export type RouteMatch =
   | { kind: 'not-found' };
 
 const GEMINI_PREFIX = '/gemini/v1beta/models/';
+const AZURE_DEPLOYMENT_CHAT = /^\/azure\/openai\/deployments\/([^/]+)\/chat\/completions$/;
 
 /** Maps a method and path onto the simulator's handlers; each base URL follows its vendor SDK. */
 export function matchRoute(method: string, pathname: string, query: URLSearchParams): RouteMatch {
@@ -23,6 +25,13 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   if (media) return { kind: 'media', route: media };
   if (method !== 'POST') return { kind: 'not-found' };
   if (pathname === '/openai/v1/chat/completions') return { kind: 'protocol', adapter: openaiProtocol, route: {} };
+  if (pathname === '/azure/openai/v1/chat/completions') return { kind: 'protocol', adapter: azureOpenaiProtocol, route: {} };
+  const deployment = AZURE_DEPLOYMENT_CHAT.exec(pathname);
+  // Azure's deployment API answers 404 without an api-version.
+  if (deployment && query.has('api-version')) {
+    const model = decodeModel(deployment[1]!);
+    return model === undefined ? { kind: 'not-found' } : { kind: 'protocol', adapter: azureOpenaiProtocol, route: { model } };
+  }
   if (pathname === '/anthropic/v1/messages') return { kind: 'protocol', adapter: anthropicProtocol, route: {} };
   if (pathname === '/anthropic/v1/messages/count_tokens') return { kind: 'protocol', adapter: anthropicProtocol, route: { countTokens: true } };
   if (pathname.startsWith(GEMINI_PREFIX)) {

@@ -79,6 +79,15 @@ describe('config loading', () => {
     expect(message).toContain('openai, anthropic, gemini');
   });
 
+  it('reads an Azure OpenAI platform block, and refuses it on a protocol Azure does not serve, naming the field', () => {
+    const azure = testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: azure, api_version: "2024-10-21"}\n');
+    const provider = loadConfig({ SWITCHYARD_CONFIG: writeConfig(azure), }).providers[0];
+    expect(provider.platform).toEqual({ kind: 'azure', apiVersion: '2024-10-21' });
+    expect(provider.auth).toEqual({ kind: 'api-key-header', header: 'api-key', key: 'test-key' });
+    expect(loadError(testCatalogYaml.replace('api: anthropic', 'api: anthropic\n    platform: {kind: azure}'))).toContain('providers[1].platform.kind: azure serves the openai protocol');
+    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: azure, region: eu}\n'))).toContain('providers[0].platform.region');
+  });
+
   it('refuses a price of the wrong type with its path', () => {
     const message = loadError(testCatalogYaml.replace('prompt: 0.15', 'prompt: cheap'));
     expect(message).toContain('models[0].endpoints[0].pricing.prompt');

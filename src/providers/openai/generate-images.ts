@@ -6,7 +6,7 @@ import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { readJsonObject } from '../shared/send-request.js';
 import { sendUpstream } from '../shared/send-upstream.js';
-import { authorizationHeaders } from './transport.js';
+import { authorizationHeaders, openaiOperationUrl } from './transport.js';
 
 interface OpenAIImagesResponse {
   data?: Array<{ b64_json?: string; url?: string }>;
@@ -31,8 +31,8 @@ export const openaiImageAdapter: ImageAdapter = {
     const headers = authorizationHeaders(provider);
     const response =
       request.operation === 'generate'
-        ? await sendUpstream(context, `${provider.baseUrl}/images/generations`, { method: 'POST', headers, json: generationBody(request, context) })
-        : await sendUpstream(context, `${provider.baseUrl}/images/edits`, { method: 'POST', headers, form: editForm(request, context) });
+        ? await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'images/generations'), { method: 'POST', headers, json: generationBody(request, context) })
+        : await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'images/edits'), { method: 'POST', headers, form: editForm(request, context) });
     const body = await readJsonObject<OpenAIImagesResponse>(provider.id, response);
     return { state: 'completed', images: readImages(body, provider.id) };
   },
