@@ -3,7 +3,7 @@ import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './con
 import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
-import { textProviderApis, type Config, type EndpointPricing, type ModelConfig, type ProviderConfig, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { textProviderApis, type Config, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
 
 export const canonicalParameters = new Set([
@@ -62,17 +62,18 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
 }
 
 function normalizeProvider(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderConfig {
-  const platform = entry.platform && { kind: entry.platform.kind, ...(entry.platform.api_version !== undefined && { apiVersion: entry.platform.api_version }) };
-  if (platform?.kind === 'azure' && entry.api !== 'openai') fail(`${path}.platform.kind`, `azure serves the openai protocol: expected api: openai, got "${entry.api}"`);
+  const platform = normalizePlatform(entry, path, fail);
+  // A cloud credential stands in for api_key: unset in the environment, the provider is off.
+  const secret = entry.platform?.kind === 'vertex' && entry.platform.service_account !== undefined ? entry.platform.service_account : entry.api_key;
   return {
     id: entry.id,
     name: entry.name,
     api: entry.api,
     baseUrl: entry.base_url.replace(/\/+$/, ''),
-    auth: resolveProviderAuth(entry.api, entry.api_key, platform),
+    auth: resolveProviderAuth(entry, platform, path, fail),
     ...(platform && { platform }),
     // A provider written without `api_key` (a local vLLM, say) is on; one whose key variable is unset is off.
-    enabled: entry.enabled ?? (entry.api_key === undefined || entry.api_key !== ''),
+    enabled: entry.enabled ?? (secret === undefined || secret !== ''),
     headers: entry.headers ?? {},
     passThrough: entry.pass_through ?? true,
     timeouts: {
@@ -86,6 +87,17 @@ function normalizeProvider(entry: ProviderEntry, path: string, fail: (path: stri
       queueTimeoutMs: entry.connections?.queue_timeout_ms ?? defaultConnectionLimits.queueTimeoutMs,
     },
   };
+}
+
+function normalizePlatform(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderPlatform | undefined {
+  const platform = entry.platform;
+  if (platform === undefined) return undefined;
+  if (platform.kind === 'azure') {
+    if (entry.api !== 'openai') fail(`${path}.platform.kind`, `azure serves the openai protocol: expected api: openai, got "${entry.api}"`);
+    return { kind: 'azure', ...(platform.api_version !== undefined && { apiVersion: platform.api_version }) };
+  }
+  if (entry.api !== 'gemini' && entry.api !== 'anthropic') fail(`${path}.platform.kind`, `vertex serves the gemini and anthropic protocols: expected api: gemini or anthropic, got "${entry.api}"`);
+  return { kind: 'vertex', project: platform.project, location: platform.location };
 }
 
 function normalizeModel(

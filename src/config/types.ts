@@ -34,12 +34,24 @@ export interface ProviderConnectionLimits {
  * - `api-key-header`: the key in a header of the vendor's naming (`x-api-key` for Anthropic,
  *   `x-goog-api-key` for Gemini, `api-key` for Azure OpenAI), after `scheme` when there is one
  *   (fal.ai: `authorization: Key …`);
- * - `bearer`: `authorization: Bearer <token>` (OpenAI and the OpenAI-compatible servers).
+ * - `bearer`: `authorization: Bearer <token>` (OpenAI and the OpenAI-compatible servers);
+ * - `google-service-account`: a Google service account key (Vertex AI), exchanged for short-lived
+ *   OAuth tokens sent as bearer tokens (`providers/shared/google-access-token.ts`).
  */
 export type ProviderAuth =
   | { kind: 'none' }
   | { kind: 'api-key-header'; header: string; key: string; scheme?: string }
-  | { kind: 'bearer'; token: string };
+  | { kind: 'bearer'; token: string }
+  | {
+      kind: 'google-service-account';
+      /** For error messages: which provider's credential failed. */
+      providerId: string;
+      clientEmail: string;
+      privateKey: string;
+      privateKeyId?: string;
+      /** Where the signed assertion is exchanged for an access token (the key file's `token_uri`). */
+      tokenUri: string;
+    };
 
 /**
  * The cloud that hosts a protocol, when it is not the vendor's own API: the same wire with another
@@ -49,7 +61,14 @@ export type ProviderAuth =
  * base `https://{resource}.openai.azure.com/openai`), the endpoint's `model` naming the deployment.
  * Both take the key in an `api-key` header.
  */
-export type ProviderPlatform = { kind: 'azure'; apiVersion?: string };
+export type ProviderPlatform =
+  | { kind: 'azure'; apiVersion?: string }
+  /**
+   * Google Vertex AI, hosting `gemini` (publisher google) and `anthropic` (publisher anthropic):
+   * the model's method under `{base_url}/v1/projects/{project}/locations/{location}/publishers/…`;
+   * base_url `https://aiplatform.googleapis.com` (location `global`) or `https://{region}-aiplatform.googleapis.com`.
+   */
+  | { kind: 'vertex'; project: string; location: string };
 
 export interface ProviderConfig {
   id: string;

@@ -85,7 +85,23 @@ describe('config loading', () => {
     expect(provider.platform).toEqual({ kind: 'azure', apiVersion: '2024-10-21' });
     expect(provider.auth).toEqual({ kind: 'api-key-header', header: 'api-key', key: 'test-key' });
     expect(loadError(testCatalogYaml.replace('api: anthropic', 'api: anthropic\n    platform: {kind: azure}'))).toContain('providers[1].platform.kind: azure serves the openai protocol');
-    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: azure, region: eu}\n'))).toContain('providers[0].platform.region');
+    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: azure, region: eu}\n'))).toContain('providers[0].platform: expected {kind: azure, api_version?} or {kind: vertex');
+  });
+
+  it('reads a Vertex AI platform block with a service account, and names the field of a bad one without echoing it', () => {
+    const vertex = (account: string) =>
+      testCatalogYaml.replace('    api: anthropic\n', `    api: anthropic\n    platform: {kind: vertex, project: p1, location: us-east5, service_account: '${account}'}\n`);
+    const account = JSON.stringify({ client_email: 'sa@p1.iam.gserviceaccount.com', private_key: 'PEM', token_uri: 'http://127.0.0.1:9/token' });
+    const provider = loadConfig({ SWITCHYARD_CONFIG: writeConfig(vertex(account)) }).providers[1];
+    expect(provider.platform).toEqual({ kind: 'vertex', project: 'p1', location: 'us-east5' });
+    expect(provider.auth).toMatchObject({ kind: 'google-service-account', clientEmail: 'sa@p1.iam.gserviceaccount.com', tokenUri: 'http://127.0.0.1:9/token' });
+    const bad = loadError(vertex('not-json-secret'));
+    expect(bad).toContain('providers[1].platform.service_account: expected the JSON of a service account key file');
+    expect(bad).not.toContain('not-json-secret');
+    expect(loadError(vertex('{}'))).toContain('client_email and private_key');
+    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: vertex, project: p, location: global}\n'))).toContain(
+      'providers[0].platform.kind: vertex serves the gemini and anthropic protocols',
+    );
   });
 
   it('refuses a price of the wrong type with its path', () => {

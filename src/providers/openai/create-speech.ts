@@ -17,7 +17,7 @@ export const openaiSpeechAdapter: SpeechAdapter = {
     const { provider } = context;
     const body: Record<string, unknown> = { model: context.providerModel, input: request.input, voice: request.voice, response_format: request.format };
     if (request.speed !== undefined) body.speed = request.speed;
-    const headers = authorizationHeaders(provider);
+    const headers = await authorizationHeaders(provider);
     const response = await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'audio/speech'), { method: 'POST', json: body, headers: { ...headers, accept: 'audio/*' } });
     return readUpstreamBytes(provider.id, response, maxAudioBytes);
   },

@@ -28,7 +28,7 @@ export const openaiImageAdapter: ImageAdapter = {
   },
   async start(request, context) {
     const { provider } = context;
-    const headers = authorizationHeaders(provider);
+    const headers = await authorizationHeaders(provider);
     const response =
       request.operation === 'generate'
         ? await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'images/generations'), { method: 'POST', headers, json: generationBody(request, context) })

@@ -22,6 +22,6 @@ export function openaiOperationUrl(provider: ProviderConfig, providerModel: stri
 }
 
 /** Local servers (Ollama, vLLM) often run without a key: their auth is `none`, so no header. */
-export function authorizationHeaders(provider: ProviderConfig): Record<string, string> {
+export function authorizationHeaders(provider: ProviderConfig): Promise<Record<string, string>> {
   return authHeaders(provider.auth);
 }

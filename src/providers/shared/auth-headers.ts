@@ -1,7 +1,11 @@
 import type { ProviderAuth } from '../../config/types.js';
+import { readGoogleAccessToken } from './google-access-token.js';
 
-/** The headers that authenticate one upstream request. */
-export function authHeaders(auth: ProviderAuth): Record<string, string> {
+/**
+ * The headers that authenticate one upstream request. Asynchronous because a cloud credential
+ * may first need a token (cached, so usually it does not wait).
+ */
+export async function authHeaders(auth: ProviderAuth): Promise<Record<string, string>> {
   switch (auth.kind) {
     case 'none':
       return {};
@@ -9,5 +13,7 @@ export function authHeaders(auth: ProviderAuth): Record<string, string> {
       return { [auth.header]: auth.scheme === undefined ? auth.key : `${auth.scheme} ${auth.key}` };
     case 'bearer':
       return { authorization: `Bearer ${auth.token}` };
+    case 'google-service-account':
+      return { authorization: `Bearer ${await readGoogleAccessToken(auth)}` };
   }
 }
