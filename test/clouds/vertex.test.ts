@@ -106,6 +106,24 @@ describe('Vertex AI through the official SDKs', () => {
   });
 });
 
+describe('Vertex AI Claude token counting', () => {
+  it('answers count_tokens with the local estimate, without calling Vertex', async () => {
+    const gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem }, catalogYaml });
+    try {
+      const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': gateway.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'vertex/claude', messages: [{ role: 'user', content: 'count these words please' }] }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-switchyard-token-count')).toBe('estimated');
+      expect(gateway.simulator.stats().requests).toBe(0);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('Vertex AI service-account tokens', () => {
   const lifetimeSeconds = 2;
   let gateway: SimulatedGateway;
