@@ -104,6 +104,17 @@ describe('config loading', () => {
     );
   });
 
+  it('lists the clouds in the built-in catalog, off until their credentials are set, at their list prices', () => {
+    const off = loadConfig({}, tmpdir());
+    for (const id of ['azure', 'google-vertex', 'google-vertex-anthropic']) expect(off.providers.find((provider) => provider.id === id)).toMatchObject({ enabled: false, auth: { kind: 'none' } });
+    const on = loadConfig({ AZURE_OPENAI_API_KEY: 'az-key', AZURE_OPENAI_BASE_URL: 'https://res.openai.azure.com/openai/v1' }, tmpdir());
+    expect(on.providers.find((provider) => provider.id === 'azure')).toMatchObject({ enabled: true, platform: { kind: 'azure' }, auth: { kind: 'api-key-header', header: 'api-key', key: 'az-key' } });
+    const haiku = on.models.find((model) => model.id === 'anthropic/claude-haiku-4.5')!;
+    expect(haiku.endpoints.find((endpoint) => endpoint.provider === 'google-vertex-anthropic')).toMatchObject({ model: 'claude-haiku-4-5@20251001', pricing: { prompt: 1_000_000_000n, completion: 5_000_000_000n } });
+    const mini = on.models.find((model) => model.id === 'openai/gpt-4o-mini')!;
+    expect(mini.endpoints.find((endpoint) => endpoint.provider === 'azure')?.pricing.prompt).toBe(150_000_000n);
+  });
+
   it('refuses a price of the wrong type with its path', () => {
     const message = loadError(testCatalogYaml.replace('prompt: 0.15', 'prompt: cheap'));
     expect(message).toContain('models[0].endpoints[0].pricing.prompt');
