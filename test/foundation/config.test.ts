@@ -107,6 +107,7 @@ describe('config loading', () => {
   it('lists the clouds in the built-in catalog, off until their credentials are set, at their list prices', () => {
     const off = loadConfig({}, tmpdir());
     for (const id of ['azure', 'google-vertex', 'google-vertex-anthropic']) expect(off.providers.find((provider) => provider.id === id)).toMatchObject({ enabled: false, auth: { kind: 'none' } });
+    expect(off.providers.find((provider) => provider.id === 'google-vertex')?.apiKeyVariable).toBe('VERTEX_SERVICE_ACCOUNT_JSON');
     const on = loadConfig({ AZURE_OPENAI_API_KEY: 'az-key', AZURE_OPENAI_BASE_URL: 'https://res.openai.azure.com/openai/v1' }, tmpdir());
     expect(on.providers.find((provider) => provider.id === 'azure')).toMatchObject({ enabled: true, platform: { kind: 'azure' }, auth: { kind: 'api-key-header', header: 'api-key', key: 'az-key' } });
     const haiku = on.models.find((model) => model.id === 'anthropic/claude-haiku-4.5')!;
