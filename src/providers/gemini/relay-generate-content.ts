@@ -133,7 +133,7 @@ function rewriteIdentity(answer: Record<string, unknown>, identity: RelayIdentit
 
 async function send(context: CallContext, url: string, body: unknown): Promise<UpstreamResponse> {
   try {
-    return await postJson(context, url, geminiHeaders(context.provider), body);
+    return await postJson(context, url, await geminiHeaders(context.provider), body);
   } catch (error) {
     throw mapHttpError(error);
   }
