@@ -144,6 +144,33 @@ describe('Responses WebSocket mode', () => {
     socket.close();
   });
 
+  it('warms up with generate: false (as Codex does at session start): no model call, no charge, no log row, and the next turn continues from it', async () => {
+    const socket = new SocketClient(gateway.url, await newKey());
+    await socket.opened();
+    const served = gateway.simulator.received().length;
+    const before = await readAccountMoney(gateway);
+    socket.send({ type: 'response.create', generate: false, model: 'sim/anthropic-model', store: false, instructions: 'You answer tersely.', input: 'the code word is amber' });
+    const [warm] = await socket.waitFor(terminal);
+    expect(warm.type).toBe('response.completed');
+    expect(warm.response).toMatchObject({ status: 'completed', output: [], store: false });
+    expect(gateway.simulator.received().length).toBe(served);
+    expect(await readAccountMoney(gateway)).toEqual(before);
+    await gateway.test.context.requestLog.flush();
+    expect((await sendJson(gateway, gateway.key, 'GET', `/v1/requests/${warm.response.id}`)).status).toBe(404);
+
+    socket.send({ type: 'response.create', model: 'sim/openai-model', store: false, previous_response_id: warm.response.id, input: 'which word?' });
+    const [, next] = await socket.waitFor(terminal, 2);
+    expect(next.type).toBe('response.completed');
+    const upstream = JSON.stringify(gateway.simulator.received().at(-1)?.body);
+    expect(upstream).toContain('the code word is amber');
+    expect(upstream).toContain('which word?');
+
+    socket.send({ type: 'response.create', generate: 'no', model: 'sim/openai-model', input: 'x' });
+    const [refused] = await socket.waitFor((message) => message.type === 'error');
+    expect(refused.error).toMatchObject({ code: 'invalid_request', param: 'generate' });
+    socket.close();
+  });
+
   it('charges an abandoned response for what was generated, like an abandoned stream', async () => {
     const before = await readAccountMoney(gateway);
     const socket = new SocketClient(gateway.url, await newKey());

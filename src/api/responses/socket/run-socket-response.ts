@@ -3,6 +3,8 @@ import type { Principal } from '../../../auth/principal.js';
 import { startRequestRecord } from '../../../billing/start-request-record.js';
 import { generateText, type TextGenerationOutcome } from '../../../generation/generate-text.js';
 import type { ResponseMeta } from '../../shared/text-call.js';
+import { invalidRequest } from '../../../errors/gateway-error.js';
+import type { StreamPart } from '../../../core/stream-part.js';
 import type { StreamEvent } from '../format-sse-event.js';
 import { encodeResponsesEvents } from '../encode-stream.js';
 import type { PriorTurnLookup } from '../continue-previous-response.js';
@@ -32,7 +34,10 @@ export interface SocketResponseInput {
  */
 export async function runSocketResponse(context: AppContext, input: SocketResponseInput): Promise<void> {
   const { requestId } = input;
-  const body = { ...input.body, stream: true };
+  const { generate, ...request } = input.body;
+  if (generate !== undefined && typeof generate !== 'boolean') throw invalidRequest("'generate' must be a boolean", 'generate');
+  if (generate === false) return warmUp(context, input, request);
+  const body = { ...request, stream: true };
   const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/responses', body });
   const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
   let outcome: TextGenerationOutcome;
@@ -67,4 +72,24 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
   }
   record.ended(outcome.candidate);
   await record.admitted;
+}
+
+/**
+ * `response.create` with `generate: false` (OpenAI's WebSocket warm-up, which Codex sends when a
+ * session starts): the request is checked and its state kept — a completed Response with no
+ * output that a later turn continues from with `previous_response_id` — but no model runs, so
+ * nothing is reserved, charged or written to the request log.
+ */
+async function warmUp(context: AppContext, input: SocketResponseInput, request: Record<string, unknown>): Promise<void> {
+  const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
+  const { extra: echo } = style.decode(await style.prepare({ ...request, stream: true }));
+  const meta: ResponseMeta = { id: input.requestId, model: typeof request.model === 'string' ? request.model : '', created: Math.floor(context.clock.now().getTime() / 1000) };
+  for await (const event of encodeResponsesEvents(finishedEmpty(), meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
+    const written = input.send(event);
+    if (written) await written;
+  }
+}
+
+async function* finishedEmpty(): AsyncGenerator<StreamPart> {
+  yield { type: 'finish', finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0 }, cost: 0n };
 }
