@@ -5,7 +5,7 @@ import { readIdTime } from '../core/id-time.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { StreamSettlement } from '../generation/meter-stream.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord, RequestStatus } from '../store/repositories/requests.js';
 

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from './upstream-error.js';
 import { isDatabaseUnavailable, isInvalidTextError } from '../store/database-errors.js';
 import { GatewayError } from './gateway-error.js';
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { UpstreamError } from '../providers/shared/upstream-error.js';
+import type { UpstreamError } from '../errors/upstream-error.js';
 
 /**
  * What the client sees when providers failed. A provider's 400/422 is the client's request

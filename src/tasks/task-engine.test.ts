@@ -9,7 +9,7 @@ import { dropTestSchema, testDatabases, uniqueSchemaName } from '../../test/help
 import type { AppContext } from '../app-context.js';
 import { createAccount } from '../accounts/create-account.js';
 import { closeContext, createContext } from '../create-context.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import { videoTaskHandler } from '../videos/video-task-handler.js';
 import { registerInstance } from '../store/repositories/instances.js';
 import { endTask } from './finish-task.js';

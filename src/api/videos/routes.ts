@@ -4,7 +4,7 @@ import { startRequestRecord } from '../../billing/start-request-record.js';
 import { nanoToUsd } from '../../core/money.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
 import { toClientError } from '../../generation/to-client-error.js';
-import { UpstreamError } from '../../providers/shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { createVideo, quoteVideo } from '../../videos/create-video.js';
 import { openVideoContent } from '../../videos/open-video-content.js';
 import type { VideoRequestBody } from '../../videos/video-request.js';
