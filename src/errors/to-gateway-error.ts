@@ -1,6 +1,7 @@
 import { UpstreamError } from './upstream-error.js';
 import { isDatabaseUnavailable, isInvalidTextError } from '../store/database-errors.js';
 import { GatewayError } from './gateway-error.js';
+import { toClientError } from './to-client-error.js';
 
 interface FastifyLikeError {
   code?: string;
@@ -16,9 +17,7 @@ interface FastifyLikeError {
  */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (error instanceof UpstreamError) {
-    return new GatewayError(error.code === 'upstream_timeout' ? 'upstream_timeout' : error.code === 'rate_limited' ? 'rate_limited' : 'upstream_error', error.message, { cause: error });
-  }
+  if (error instanceof UpstreamError) return toClientError(error);
   const fastifyError = error as FastifyLikeError;
   if (fastifyError?.validation) return fromValidation(fastifyError);
   switch (fastifyError?.code) {

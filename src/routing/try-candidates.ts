@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app-context.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { toClientError } from '../generation/to-client-error.js';
+import { toClientError } from '../errors/to-client-error.js';
 import { createAbortedError, UpstreamError } from '../errors/upstream-error.js';
 import type { Candidate } from './candidate.js';
 import { classifyFailure } from './classify-failure.js';
