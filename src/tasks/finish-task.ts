@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { rollUpRequests } from '../billing/roll-up-requests.js';
 import { readIdTime } from '../core/id-time.js';
+import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import { settleReservation } from '../store/repositories/ledger.js';
 import { insertRequests, type RequestRecord } from '../store/repositories/requests.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
@@ -10,7 +11,7 @@ import type { TaskRecord } from './task-types.js';
 
 export type TaskEnding =
   | { status: 'completed'; cost: bigint; result: Record<string, unknown> }
-  | { status: 'failed'; error: string; errorCode: string };
+  | { status: 'failed'; error: string; errorCode: RequestLogErrorCode };
 
 /**
  * Ends a task in one transaction: the compare-and-set to its terminal state, the settlement of

@@ -142,7 +142,7 @@ describe.each(testDatabases())('task engine on $name', ({ url }) => {
     const outcomes = await Promise.all([
       endTask(first, task, { status: 'completed', cost: 1_500_000_000n, result: {} }, { endpoint: '/test' }),
       endTask(second, task, { status: 'completed', cost: 1_500_000_000n, result: {} }, { endpoint: '/test' }),
-      endTask(second, task, { status: 'failed', error: 'late', errorCode: 'x' }, { endpoint: '/test' }),
+      endTask(second, task, { status: 'failed', error: 'late', errorCode: 'provider_failed' }, { endpoint: '/test' }),
     ]);
     expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(1);
     const ended = await first.tasks.find(accountId, task.id);
