@@ -1,3 +1,5 @@
+import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
+
 /**
  * The request log's row as the money path writes it: the record a settlement commits with, whose
  * cost is what the ledger charged. `store/` reads and writes it; `billing/` decides what it says.
@@ -16,7 +18,7 @@ export interface RequestRecord {
   endpoint: string;
   streamed: boolean;
   status: RequestStatus;
-  errorCode: string | null;
+  errorCode: RequestLogErrorCode | null;
   latencyMs: number | null;
   promptTokens: number;
   completionTokens: number;

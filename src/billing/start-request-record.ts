@@ -3,9 +3,10 @@ import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
 import { readIdTime } from '../core/id-time.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { StreamSettlement } from '../generation/meter-stream.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord, RequestStatus } from './request-record.js';
 
@@ -120,11 +121,12 @@ export function startRequestRecord(
  * answer: 503 `service_unavailable`, as the error handler answers it); `failed` when providers
  * were called and all failed, or for a fault of ours (`internal_error`).
  */
-function classifyFailure(error: unknown): { status: RequestStatus; errorCode: string; provider: string | null } {
+function classifyFailure(error: unknown): { status: RequestStatus; errorCode: RequestLogErrorCode; provider: string | null } {
   const upstream = error instanceof UpstreamError ? error : error instanceof GatewayError && error.cause instanceof UpstreamError ? error.cause : undefined;
   if (upstream?.code === 'aborted') return { status: 'aborted', errorCode: 'client_closed', provider: upstream.provider === 'client' ? null : upstream.provider };
   if (error instanceof GatewayError) return { status: upstream ? 'failed' : 'refused', errorCode: error.code, provider: upstream?.provider ?? null };
-  if (upstream) return { status: 'failed', errorCode: upstream.code, provider: upstream.provider };
   const answered = toGatewayError(error);
+  // The code the client got: a raw provider failure is answered by the one mapping (to-client-error.ts).
+  if (upstream) return { status: 'failed', errorCode: answered.code, provider: upstream.provider };
   return { status: answered.code === 'internal_error' ? 'failed' : 'refused', errorCode: answered.code, provider: null };
 }

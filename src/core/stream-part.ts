@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors/error-codes.js';
 import type { Citation } from './content.js';
 import type { FinishReason, StopDetails } from './finish-reason.js';
 import type { Usage } from './usage.js';
@@ -50,10 +51,11 @@ export type StreamPart =
 export interface StreamError {
   message: string;
   /**
-   * `upstream_error`, `upstream_timeout` or `rate_limited` (codes of `errors/error-codes.ts`), or
-   * the internal `aborted` when our own signal ended the call (never shown to clients).
+   * A provider failure's `upstream_error`, `upstream_timeout`, `rate_limited` or
+   * `service_unavailable`, our own `internal_error` (codes of `errors/error-codes.ts`), or the
+   * internal `aborted` when our own signal ended the call (never shown to clients).
    */
-  code: string;
+  code: ErrorCode | 'aborted';
   /** HTTP-like status describing the failure: 504 for `upstream_timeout`, 429 for `rate_limited`, else 502. */
   status: number;
 }

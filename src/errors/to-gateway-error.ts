@@ -1,12 +1,14 @@
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from './upstream-error.js';
 import { isDatabaseUnavailable, isInvalidTextError } from '../store/database-errors.js';
 import { GatewayError } from './gateway-error.js';
+import { toClientError } from './to-client-error.js';
+import { toValidationError, type ValidationIssue } from './to-validation-error.js';
 
 interface FastifyLikeError {
   code?: string;
   statusCode?: number;
   message?: string;
-  validation?: Array<{ instancePath?: string; keyword?: string; message?: string; params?: Record<string, unknown> }>;
+  validation?: ValidationIssue[];
   validationContext?: string;
 }
 
@@ -16,11 +18,9 @@ interface FastifyLikeError {
  */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (error instanceof UpstreamError) {
-    return new GatewayError(error.code === 'upstream_timeout' ? 'upstream_timeout' : error.code === 'rate_limited' ? 'rate_limited' : 'upstream_error', error.message, { cause: error });
-  }
+  if (error instanceof UpstreamError) return toClientError(error);
   const fastifyError = error as FastifyLikeError;
-  if (fastifyError?.validation) return fromValidation(fastifyError);
+  if (fastifyError?.validation) return toValidationError(fastifyError.validation[0], { part: fastifyError.validationContext });
   switch (fastifyError?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new GatewayError('payload_too_large', 'Request body is larger than the limit', { cause: error });
@@ -55,25 +55,4 @@ function isMultipartError(error: FastifyLikeError | undefined): boolean {
   if (multipartMessage.test(error.message)) return true;
   // @fastify/multipart's own refusals (limits, wrong content type) carry a 4xx status.
   return typeof error.code === 'string' && error.code.startsWith('FST_') && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 && error.statusCode !== 413;
-}
-
-function fromValidation(error: FastifyLikeError): GatewayError {
-  const first = error.validation?.[0];
-  const part = error.validationContext ?? 'body';
-  const location = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
-  if (first?.keyword === 'additionalProperties') {
-    const name = String(first.params?.additionalProperty ?? '');
-    const field = location ? `${location}.${name}` : name;
-    return new GatewayError('invalid_request', `Unsupported parameter: '${field}' is not supported.`, { param: field });
-  }
-  if (first?.keyword === 'required') {
-    const name = String(first.params?.missingProperty ?? '');
-    const field = location ? `${location}.${name}` : name;
-    return new GatewayError('invalid_request', `'${field}' is required`, { param: field });
-  }
-  if (first?.keyword === 'type' && !location && part === 'body') {
-    return new GatewayError('invalid_request', 'Request body must be a JSON object');
-  }
-  const subject = location ? `'${location}'` : part === 'body' ? 'Request body' : `The ${part}`;
-  return new GatewayError('invalid_request', `${subject} ${first?.message ?? 'is invalid'}`, { param: location || undefined });
 }

@@ -4,6 +4,7 @@ import { priceTextUsage } from '../billing/pricing.js';
 import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
 import type { EndpointPricing } from '../config/types.js';
+import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord } from '../billing/request-record.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
@@ -14,7 +15,7 @@ export interface StreamSettlement {
   cost: bigint;
   /** `completed`, `failed` (upstream died mid-stream) or `aborted` (the client left). */
   status: 'completed' | 'failed' | 'aborted';
-  errorCode?: string;
+  errorCode?: RequestLogErrorCode;
   /** What the request preferred and the endpoint could not honour, for the request log (see drop-unmet-preferences.ts). */
   omitted?: readonly string[];
 }
@@ -80,7 +81,7 @@ async function* readMetered<P extends RelayedPart>(
   state: { settled: boolean },
 ): AsyncGenerator<P> {
   let outputBytes = '';
-  const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: string): Promise<bigint> => {
+  const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: RequestLogErrorCode): Promise<bigint> => {
     state.settled = true;
     const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images, options.pricingOf);
     return options.ledger.settle(options.reservation, cost, options.onSettled({ usage, cost, status, errorCode }));

@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { lingerBeforeClose } from './linger-before-close.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import { describeUpstreamFailure } from '../routing/log-upstream-failure.js';
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import { classifyFailure } from './classify-failure.js';
 
 const live = new AbortController().signal;

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 
 /**
  * What a failed attempt at one candidate means, decided once for text, media and video:

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { UpstreamError } from '../providers/shared/upstream-error.js';
+import type { UpstreamError } from '../errors/upstream-error.js';
 import type { Candidate } from './candidate.js';
 
 /**

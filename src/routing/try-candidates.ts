@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app-context.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { toClientError } from '../generation/to-client-error.js';
-import { createAbortedError } from '../providers/shared/send-request.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { toClientError } from '../errors/to-client-error.js';
+import { createAbortedError, UpstreamError } from '../errors/upstream-error.js';
 import type { Candidate } from './candidate.js';
 import { classifyFailure } from './classify-failure.js';
 import type { HealthAttempt } from './endpoint-health.js';

@@ -2,13 +2,14 @@ import type { AppContext } from '../app-context.js';
 import { settleInTransaction } from '../billing/settle-in-transaction.js';
 import { readIdTime } from '../core/id-time.js';
 import type { RequestRecord } from '../billing/request-record.js';
+import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
 import type { TaskRecord } from './task-types.js';
 
 export type TaskEnding =
   | { status: 'completed'; cost: bigint; result: Record<string, unknown> }
-  | { status: 'failed'; error: string; errorCode: string };
+  | { status: 'failed'; error: string; errorCode: RequestLogErrorCode };
 
 /**
  * Ends a task in one transaction: the compare-and-set to its terminal state, then the

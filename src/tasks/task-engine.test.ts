@@ -9,7 +9,7 @@ import { dropTestSchema, testDatabases, uniqueSchemaName } from '../../test/help
 import type { AppContext } from '../app-context.js';
 import { createAccount } from '../accounts/create-account.js';
 import { closeContext, createContext } from '../create-context.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import { videoTaskHandler } from '../videos/video-task-handler.js';
 import { registerInstance } from '../store/repositories/instances.js';
 import { endTask } from './finish-task.js';
@@ -160,7 +160,7 @@ describe.each(testDatabases())('task engine on $name', ({ url }) => {
     const outcomes = await Promise.all([
       endTask(first, task, { status: 'completed', cost: 1_500_000_000n, result: {} }, { endpoint: '/test' }),
       endTask(second, task, { status: 'completed', cost: 1_500_000_000n, result: {} }, { endpoint: '/test' }),
-      endTask(second, task, { status: 'failed', error: 'late', errorCode: 'x' }, { endpoint: '/test' }),
+      endTask(second, task, { status: 'failed', error: 'late', errorCode: 'provider_failed' }, { endpoint: '/test' }),
     ]);
     expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(1);
     const ended = await first.tasks.find(accountId, task.id);

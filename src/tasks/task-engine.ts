@@ -1,6 +1,6 @@
 import type { AppContext } from '../app-context.js';
 import type { Reservation } from '../billing/ledger.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import {
   claimDueTasks,
   deleteUnsubmittedTask,

@@ -5,7 +5,7 @@ import type { Reservation } from '../billing/ledger.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import type { TaskRecord } from '../tasks/task-types.js';
 import { planVideo, type VideoPlan, type VideoRoute } from './plan-video.js';
 import type { VideoRequest, VideoRequestBody } from './video-request.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { CallContext } from '../providers/provider-adapter.js';
-import { UpstreamError } from '../providers/shared/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import type { VideoProviderAdapter } from '../providers/video-adapter.js';
 import { videoAdapterFor } from '../providers/video-adapters.js';
 import type { TaskHandler, TaskRecord } from '../tasks/task-types.js';

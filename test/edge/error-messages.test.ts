@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { readKeyVariables } from '../../src/config/read-key-variables.js';
 import { clientErrorType } from '../../src/errors/client-error-type.js';
 import { errorCatalog, errorCodes } from '../../src/errors/error-codes.js';
+import { logOnlyErrorCodes } from '../../src/errors/request-log-codes.js';
 import { sendJson, simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 interface LogLine {
@@ -168,6 +169,16 @@ describe('the error catalog and the client type tables', () => {
       expect(errorCodes[row.code as keyof typeof errorCodes]).toBe(row.status);
       expect(errorCatalog[row.code as keyof typeof errorCatalog].when).toBe(row.when);
     }
+  });
+
+  it('lists in the README the request-log codes beyond the client catalog, exactly', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('|---|---|', readme.indexOf('| `error_code` | when |')));
+    const rows = [...table.slice(0, table.indexOf('\n\n')).matchAll(/^\| `([a-z_]+)` \| (.+) \|$/gm)].map((match) => ({ code: match[1], when: match[2] }));
+    expect(rows.map((row) => row.code).sort()).toEqual(Object.keys(logOnlyErrorCodes).sort());
+    for (const row of rows) expect(logOnlyErrorCodes[row.code as keyof typeof logOnlyErrorCodes]).toBe(row.when);
+    // A code of both lists would make a row's meaning ambiguous.
+    expect(Object.keys(logOnlyErrorCodes).filter((code) => code in errorCatalog)).toEqual([]);
   });
 
   it('gives a /messages upstream timeout the same type in a JSON answer and mid-stream', () => {

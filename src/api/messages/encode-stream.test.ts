@@ -1,6 +1,6 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import type { StreamPart } from '../../core/stream-part.js';
+import type { StreamError, StreamPart } from '../../core/stream-part.js';
 import { collect, sseResponse, streamOf } from '../chat-completions/__fixtures__/sse-response.js';
 import type { ResponseMeta } from '../shared/text-call.js';
 import { encodeMessagesStream } from './encode-stream.js';
@@ -115,12 +115,12 @@ describe('encodeMessagesStream: events', () => {
     [502, 'upstream_error', 'api_error'],
     [503, 'service_unavailable', 'overloaded_error'],
     [529, 'upstream_error', 'overloaded_error'],
-    [504, 'timeout', 'timeout_error'],
+    [504, 'upstream_timeout', 'timeout_error'],
     [429, 'rate_limited', 'rate_limit_error'],
   ])('ends a failure (status %i) with an error event of type %s', async (status, code, type) => {
     const received = events(await collect(encodeMessagesStream(streamOf([
       { type: 'text-delta', text: 'Hel' },
-      { type: 'error', error: { code, message: 'Provider failed', status } },
+      { type: 'error', error: { code: code as StreamError['code'], message: 'Provider failed', status } },
     ]), meta)));
     expect(received.map((entry) => entry.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'error']);
     expect(received.at(-1)?.data).toEqual({

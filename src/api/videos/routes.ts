@@ -3,8 +3,6 @@ import type { AppContext } from '../../app-context.js';
 import { startRequestRecord } from '../../billing/start-request-record.js';
 import { nanoToUsd } from '../../core/money.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
-import { toClientError } from '../../generation/to-client-error.js';
-import { UpstreamError } from '../../providers/shared/upstream-error.js';
 import { createVideo, quoteVideo } from '../../videos/create-video.js';
 import { openVideoContent } from '../../videos/open-video-content.js';
 import type { VideoRequestBody } from '../../videos/video-request.js';
@@ -73,12 +71,8 @@ async function handleContent(context: AppContext, request: FastifyRequest<{ Para
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  let opened: Awaited<ReturnType<typeof openVideoContent>>;
-  try {
-    opened = await openVideoContent(context, request.principal!.accountId, request.params.task_id, controller.signal);
-  } catch (error) {
-    throw error instanceof UpstreamError && error.code !== 'aborted' ? toClientError(error) : error;
-  }
+  // A provider failure reaches the error handler, which maps it as the candidate loop does.
+  const opened = await openVideoContent(context, request.principal!.accountId, request.params.task_id, controller.signal);
   const { response } = opened;
   const type = response.headers['content-type'];
   const length = response.headers['content-length'];

@@ -7,7 +7,7 @@ import type { TextRequest } from '../../core/text-request.js';
 import type { CallContext } from '../provider-adapter.js';
 import { collect } from '../shared/__fixtures__/collect.js';
 import { closeServer, listenLocally } from '../shared/__fixtures__/listen-locally.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { readFixture } from './__fixtures__/read-fixture.js';
 import { anthropicAdapter } from './anthropic-adapter.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toStreamError } from '../shared/upstream-error.js';
+import { toStreamError } from '../../errors/upstream-error.js';
 import { mapAnthropicStreamError } from './map-error.js';
 
 describe('mapAnthropicStreamError', () => {

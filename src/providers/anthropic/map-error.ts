@@ -1,4 +1,4 @@
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import type { AnthropicErrorObject } from './wire-types.js';
 
 /** The HTTP status each error type stands for: https://platform.claude.com/docs/en/api/errors */

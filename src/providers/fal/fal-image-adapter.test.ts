@@ -5,7 +5,7 @@ import type { ProviderConfig } from '../../config/types.js';
 import type { ImageJobHandle, ImageRequest } from '../../core/image-request.js';
 import type { CallContext } from '../provider-adapter.js';
 import { closeServer, listenLocally } from '../shared/__fixtures__/listen-locally.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { falImageAdapter } from './fal-image-adapter.js';
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;

@@ -4,7 +4,7 @@ import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { extractErrorMessage, readJsonObject } from '../shared/send-request.js';
 import { sendUpstream } from '../shared/send-upstream.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { convertToFalInput } from './convert-request.js';
 import type { FalImagesResult, FalStatusResponse, FalSubmitResponse } from './fal-wire-types.js';
 import { authHeaders } from '../shared/auth-headers.js';

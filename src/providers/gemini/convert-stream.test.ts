@@ -2,7 +2,7 @@ import { errors as undiciErrors } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../core/stream-part.js';
 import { parseSse } from '../shared/parse-sse.js';
-import type { UpstreamError } from '../shared/upstream-error.js';
+import type { UpstreamError } from '../../errors/upstream-error.js';
 import { convertStream } from './convert-stream.js';
 import { readFixture } from './__fixtures__/read-fixture.js';
 

@@ -3,7 +3,7 @@ import type { SseEvent } from '../shared/parse-sse.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { toUpstreamError } from '../shared/send-request.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { createArgumentsAssembler } from './assemble-partial-arguments.js';
 import { createToolCallId } from './create-tool-call-id.js';
 import type { GeminiCandidate, GeminiPart, GeminiResponse, GeminiUsageMetadata } from './gemini-wire-types.js';

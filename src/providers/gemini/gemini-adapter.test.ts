@@ -7,7 +7,7 @@ import type { CallContext } from '../provider-adapter.js';
 import { collect } from '../shared/__fixtures__/collect.js';
 import { closeServer, listenLocally } from '../shared/__fixtures__/listen-locally.js';
 import { createProviderDispatcher } from '../shared/send-request.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { geminiAdapter } from './gemini-adapter.js';
 import { readFixture } from './__fixtures__/read-fixture.js';
 

@@ -2,7 +2,7 @@ import type { GeminiPart } from './gemini-wire-types.js';
 import type { GeneratedImage, ImageRequest } from '../../core/image-request.js';
 import type { ImageAdapter } from '../media-adapter.js';
 import type { CallContext } from '../provider-adapter.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { generateContent } from './generate-content.js';
 import { asObjects } from '../shared/lenient-json.js';
 

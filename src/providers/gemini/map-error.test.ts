@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { mapError, mapHttpError } from './map-error.js';
 
 describe('mapError', () => {

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import type { GeminiErrorBody } from './gemini-wire-types.js';
 
 /**

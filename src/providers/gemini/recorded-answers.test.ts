@@ -4,7 +4,7 @@ import type { StreamPart } from '../../core/stream-part.js';
 import { closeServer, listenLocally } from '../shared/__fixtures__/listen-locally.js';
 import { parseSse } from '../shared/parse-sse.js';
 import { createProviderDispatcher } from '../shared/send-request.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { convertResponse } from './convert-response.js';
 import { convertStream } from './convert-stream.js';
 import { geminiAdapter } from './gemini-adapter.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { convertToVeoBody, readOperationName, readVeoOperation } from './veo-convert.js';
 
 describe('convertToVeoBody', () => {

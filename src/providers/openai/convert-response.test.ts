@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { loadFixture } from './__fixtures__/load-fixture.js';
 import { convertChatCompletionResponse } from './convert-response.js';
 

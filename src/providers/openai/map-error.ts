@@ -1,4 +1,4 @@
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { asNumber, asRecord, asString, type JsonRecord } from '../shared/lenient-json.js';
 
 /**

@@ -7,7 +7,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { CallContext } from '../provider-adapter.js';
 import { collect } from '../shared/__fixtures__/collect.js';
 import { closeServer, listenLocally } from '../shared/__fixtures__/listen-locally.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { loadFixture } from './__fixtures__/load-fixture.js';
 import { openaiAdapter } from './openai-adapter.js';
 

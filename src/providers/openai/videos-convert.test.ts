@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { UpstreamError } from '../shared/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { convertToOpenAiVideoBody, readOpenAiJobId, readOpenAiVideoJob } from './videos-convert.js';
 
 describe('convertToOpenAiVideoBody', () => {

@@ -1,4 +1,4 @@
-import { UpstreamError } from './upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 
 /**
  * A 2xx answer the gateway cannot use (not JSON, a stream cut short or broken by the provider).

@@ -1,6 +1,6 @@
 import { JWT } from 'google-auth-library';
 import type { ProviderAuth } from '../../config/types.js';
-import { UpstreamError } from './upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 
 type ServiceAccountAuth = Extract<ProviderAuth, { kind: 'google-service-account' }>;
 

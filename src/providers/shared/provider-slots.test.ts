@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ProviderSlots } from './provider-slots.js';
-import { UpstreamError } from './upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 
 const open = () => new AbortController().signal;
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProviderConnectionLimits } from '../../config/types.js';
-import { createAbortedError, UpstreamError } from './upstream-error.js';
+import { createAbortedError, UpstreamError } from '../../errors/upstream-error.js';
 
 /** What a provider gets when its config says nothing (README "Timeouts and bounds"). */
 export const defaultConnectionLimits: ProviderConnectionLimits = { max: 256, queue: 256, queueTimeoutMs: 5_000 };

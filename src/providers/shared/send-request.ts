@@ -3,7 +3,7 @@ import type { ProviderConfig } from '../../config/types.js';
 import type { Logger } from 'pino';
 import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from './create-protocol-error.js';
-import { createAbortedError, UpstreamError } from './upstream-error.js';
+import { createAbortedError, UpstreamError } from '../../errors/upstream-error.js';
 import { defaultConnectionLimits, ProviderSlots } from './provider-slots.js';
 
 export interface UpstreamResponse {
@@ -162,8 +162,6 @@ export function toUpstreamError(providerId: string, error: unknown): UpstreamErr
   const message = error instanceof Error ? error.message : String(error);
   return new UpstreamError({ provider: providerId, status: 0, message: `${providerId} unreachable: ${message}`, cause: error });
 }
-
-export { createAbortedError } from './upstream-error.js';
 
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'UND_ERR_ABORTED');

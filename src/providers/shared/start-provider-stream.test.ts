@@ -10,7 +10,7 @@ import { parseSse } from './parse-sse.js';
 import { toUpstreamError } from './send-request.js';
 import { startProviderStream, type StreamBody } from './start-provider-stream.js';
 import { toErrorPart, type StreamConverter } from './stream-converter.js';
-import { UpstreamError } from './upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 
 /**
  * A protocol made for these tests: each SSE event is a stream part as JSON, or `{"fail": status}`

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { StreamPart } from '../../core/stream-part.js';
 import { createProtocolError } from './create-protocol-error.js';
-import { createAbortedError, toUpstreamError } from './send-request.js';
+import { toUpstreamError } from './send-request.js';
 import type { StreamConverter } from './stream-converter.js';
-import { UpstreamError, toStreamError } from './upstream-error.js';
+import { createAbortedError, UpstreamError, toStreamError } from '../../errors/upstream-error.js';
 
 /** An open streaming response body: undici's BodyReadable, or any Readable in tests. */
 export interface StreamBody extends AsyncIterable<Uint8Array | string> {

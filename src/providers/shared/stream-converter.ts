@@ -1,5 +1,5 @@
 import type { StreamPart } from '../../core/stream-part.js';
-import { toStreamError, type UpstreamError } from './upstream-error.js';
+import { toStreamError, type UpstreamError } from '../../errors/upstream-error.js';
 
 /**
  * What every protocol's `convert-stream.ts` takes besides its events. A converter builds each

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { RequestLogErrorCode } from '../../errors/request-log-codes.js';
 import type { Database, RequestsTable } from '../database.js';
 import { toBigInt, toBoolean, toNumber } from '../convert.js';
 import type { RequestRecord, RequestStatus } from '../../billing/request-record.js';
@@ -95,7 +96,7 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     endpoint: row.endpoint,
     streamed: toBoolean(row.streamed),
     status: row.status as RequestStatus,
-    errorCode: row.error_code,
+    errorCode: row.error_code as RequestLogErrorCode | null,
     latencyMs: row.latency_ms === null ? null : toNumber(row.latency_ms),
     promptTokens: toNumber(row.prompt_tokens),
     completionTokens: toNumber(row.completion_tokens),

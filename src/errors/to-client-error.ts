@@ -1,13 +1,18 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import type { UpstreamError } from '../providers/shared/upstream-error.js';
+import { GatewayError } from './gateway-error.js';
+import type { UpstreamError } from './upstream-error.js';
 
 /**
- * What the client sees when providers failed. A provider's 400/422 is the client's request
+ * The one mapping from a provider failure to what the client sees, whether the candidate loop
+ * maps it or it reaches the error handler raw. A provider's 400/422 is the client's request
  * (passed on as invalid_request with the provider's message); its 401/403/404 are our
- * configuration's fault (502, without the provider's text); timeouts are 504; anything else, after every candidate, is 502.
+ * configuration's fault (502, without the provider's text); timeouts are 504; anything else,
+ * after every candidate, is 502.
  */
 export function toClientError(error: UpstreamError, attempts = 1): GatewayError {
   const tried = attempts > 1 ? ` (after trying ${attempts} providers)` : '';
+  // Our own signal ended the call: the client has gone and reads no answer, and the provider
+  // did not fail; the cause keeps it on the request's log line.
+  if (error.code === 'aborted') return new GatewayError('upstream_error', error.message, { cause: error });
   if (error.status === 400 || error.status === 422) return new GatewayError('invalid_request', error.message, { cause: error });
   if (error.status === 413) return new GatewayError('payload_too_large', error.message, { cause: error });
   // No call was made (the gateway's line for the provider's connections was full): a refusal,
