@@ -1,6 +1,7 @@
 import type { DecodedTextCall } from '../core/text-call.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { CanonicalParameter, TextRequest } from '../core/text-request.js';
+import type { CanonicalParameter, TextRequest, WebSearchOptions } from '../core/text-request.js';
+import type { HostedToolsConfig } from '../config/types.js';
 import { unsupportedParameter } from '../errors/gateway-error.js';
 import type { Candidate } from '../routing/candidate.js';
 import { endpointMeets } from '../routing/select-candidates.js';
@@ -10,6 +11,14 @@ export interface PreferencePlan {
   request: TextRequest;
   /** The client's names of what was dropped, in request order (`x-switchyard-omitted`, the log's `omitted`). */
   omitted: readonly string[];
+  /** Hosted tools the gateway runs itself for this endpoint (contract §4a), absent when none. */
+  gatewayTools?: GatewayTools;
+}
+
+/** What the gateway runs in the model's place: the client's search settings, a web fetch. */
+export interface GatewayTools {
+  webSearch?: WebSearchOptions;
+  webFetch?: true;
 }
 
 const noneOmitted: readonly string[] = Object.freeze([]);
@@ -30,7 +39,7 @@ const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest
  * refused by routing; a `tool_choice` that forces some tool when only hosted tools were offered
  * and none is left is refused here, as that tool was forced.
  */
-export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate): PreferencePlan {
+export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate, hostedTools?: HostedToolsConfig): PreferencePlan {
   // The common request prefers nothing: no work, no allocation on the hot path.
   if (call.offeredTools === undefined && !call.parameters.some((parameter) => parameter.preference)) return { request: call.request, omitted: noneOmitted };
   const preferences = call.parameters.filter((parameter) => parameter.preference && withoutParameter[parameter.name] !== undefined);
@@ -40,11 +49,22 @@ export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, ca
     request = { ...request };
     for (const name of dropped) withoutParameter[name]!(request);
   }
+  // A search this endpoint cannot run, the gateway runs where the operator configured a backend
+  // (its domain filter too: the gateway filters what the backend found).
+  const gatewayTools: GatewayTools = {};
+  if (dropped.has('web_search') && hostedTools?.webSearch && call.request.webSearch) {
+    gatewayTools.webSearch = call.request.webSearch;
+    dropped.delete('web_search');
+  }
   // Every field that asked for what was dropped: a search and its domain filter, thinking and an effort.
   const omitted = [...new Set(preferences.filter((parameter) => dropped.has(parameter.name)).map((parameter) => parameter.field))];
-  for (const offered of call.offeredTools ?? []) omitted.push(offered.field);
-  if (omitted.length === 0) return { request, omitted };
-  return { request: withoutEmptyToolChoice(request, omitted), omitted };
+  for (const offered of call.offeredTools ?? []) {
+    if (hostedTools?.webFetch && offered.tool.startsWith('web_fetch_')) gatewayTools.webFetch = true;
+    else omitted.push(offered.field);
+  }
+  const planned = gatewayTools.webSearch || gatewayTools.webFetch ? { gatewayTools } : {};
+  if (omitted.length === 0) return { request, omitted, ...planned };
+  return { request: planned.gatewayTools ? request : withoutEmptyToolChoice(request, omitted), omitted, ...planned };
 }
 
 /**

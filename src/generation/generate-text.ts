@@ -24,6 +24,8 @@ import { meterStream, type StreamSettlement } from './meter-stream.js';
 import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
+import { hostedLoopTurns, hostedToolsCeiling, runHostedToolLoop } from './run-hosted-tool-loop.js';
+import { streamResult } from './stream-result.js';
 import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
@@ -98,8 +100,10 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   const owner = { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId };
 
   const { candidate, value } = await tryCandidates(context, candidates, input.signal, async (candidate, control) => {
-    const { request: preferred, omitted } = dropUnmetPreferences(context.catalog, call, candidate);
-    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner);
+    const hostedTools = context.config.hostedTools;
+    const { request: preferred, omitted, gatewayTools } = dropUnmetPreferences(context.catalog, call, candidate, hostedTools);
+    const hosted = gatewayTools && hostedTools ? { turns: hostedLoopTurns(hostedTools, gatewayTools), extra: hostedToolsCeiling(hostedTools, gatewayTools) } : undefined;
+    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner, hosted);
     const { reservation } = planned;
     const request = untagRequestSignatures(planned.request, candidate.provider.api);
     // The request log records what was left out, in the row that commits with the charge.
@@ -110,7 +114,8 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
     try {
       // The client's body still carries what was left out for this endpoint: translated instead.
-      const passThrough = omitted.length === 0 && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
+      // A request the gateway runs tools for never goes through as the client sent it.
+      const passThrough = omitted.length === 0 && !gatewayTools && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
       if (passThrough && adapter.relay) {
         const relayed = await relayText(context, adapter.relay, {
           candidate,
@@ -128,6 +133,25 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         });
         rememberServer(candidate);
         return { ...relayed, omitted };
+      }
+      if (gatewayTools && hostedTools) {
+        const looped = await runHostedToolLoop({
+          adapter,
+          callContext,
+          request,
+          gatewayTools,
+          hostedTools,
+          pricing: candidate.endpoint.pricing,
+          pricingOf,
+          inputImages: prompt.images,
+          signal: input.signal,
+          logger: context.logger,
+        });
+        const result = tagResultSignatures(looped.result, candidate.provider.api);
+        const charged = await context.ledger.settle(reservation, looped.cost, onSettled({ usage: result.usage, cost: looped.cost, status: 'completed' }));
+        rememberServer(candidate);
+        if (!request.stream) return { stream: false as const, relayed: false as const, result, cost: charged, omitted };
+        return { stream: true as const, relayed: false as const, parts: streamResult(result, charged), close: async () => undefined, omitted };
       }
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);

@@ -64,7 +64,15 @@ export interface ReasoningItem {
   encrypted_content?: string;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
+/** A web search the gateway ran (contract §4a), as OpenAI's hosted `web_search` tool reports one. */
+export interface WebSearchCallItem {
+  id: string;
+  type: 'web_search_call';
+  status: 'completed' | 'failed';
+  action: { type: 'search'; query: string; sources: { type: 'url'; url: string }[] };
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | WebSearchCallItem;
 
 export interface ResponseUsageWire {
   input_tokens: number;

@@ -1,0 +1,111 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { startFakeSearchBackend, type FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
+
+// Acceptance of issue 21: models whose endpoints have no search of their own search through the
+// gateway's configured backend (a local SearXNG speaking its JSON API), cite what it found, and
+// are charged every turn's tokens plus one search; an outage still gives an answer, uncharged.
+const pricePerSearch = 4_000_000n; // 0.004 USD
+const searchedUrls = ['https://example.org/switchyard', 'https://docs.example.net/routing'];
+
+let searxng: FakeSearchBackend;
+let gateway: SimulatedGateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  searxng = await startFakeSearchBackend('searxng');
+  gateway = await startSimulatedGateway({
+    configure: (config) => {
+      config.hostedTools = {
+        webSearch: { backend: 'searxng', baseUrl: searxng.baseUrl, apiKey: '', pricePerSearch, maxResults: 5, maxUses: 3, timeoutMs: 500 },
+      };
+    },
+  });
+  openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1` });
+  anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await searxng?.close();
+});
+afterEach(() => {
+  searxng.mode = 'ok';
+  searxng.searches.length = 0;
+});
+
+/** What the request cost, from the ledger: the account's usage before and after. */
+async function charged(run: () => Promise<unknown>): Promise<bigint> {
+  const before = await readAccountMoney(gateway);
+  await run();
+  const after = await readAccountMoney(gateway);
+  expect(after.reserved).toBe(0n);
+  return after.usage - before.usage;
+}
+
+const usd = (nano: bigint) => Number(nano) / 1e9;
+
+describe('gateway-run web search (hosted_tools.web_search)', () => {
+  it('Responses web_search on an anthropic-wire model: one search, web_search_call item, url_citation annotations, tokens + one search charged', async () => {
+    let response!: OpenAI.Responses.Response;
+    const cost = await charged(async () => {
+      response = await openai.responses.create({ model: 'sim/anthropic-model', input: 'What is Switchyard?', tools: [{ type: 'web_search' }] });
+    });
+    expect(searxng.searches).toHaveLength(1);
+    expect(response.output.map((item) => item.type)).toEqual(['web_search_call', 'message']);
+    const call = response.output[0] as OpenAI.Responses.ResponseFunctionWebSearch;
+    expect(call.status).toBe('completed');
+    expect(call.action).toMatchObject({ type: 'search', query: searxng.searches[0].url.searchParams.get('q') });
+    const message = response.output[1] as OpenAI.Responses.ResponseOutputMessage;
+    const text = message.content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.text).toContain('https://example.org/switchyard');
+    expect(text.annotations.map((annotation) => (annotation as { url: string }).url)).toEqual(searchedUrls);
+    expect(cost).toBeGreaterThan(pricePerSearch);
+    expect(response.usage?.input_tokens).toBeGreaterThan(0);
+    expect((response.usage as unknown as { cost: number }).cost).toBeCloseTo(usd(cost), 9);
+  });
+
+  it('Messages web_search_20250305 on an openai-wire model: server_tool_use + web_search_tool_result, cited text, usage.server_tool_use, tokens + one search charged', async () => {
+    let message!: Anthropic.Message;
+    const cost = await charged(async () => {
+      message = await anthropic.messages.create({
+        model: 'sim/openai-model',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'What is Switchyard?' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      });
+    });
+    expect(searxng.searches).toHaveLength(1);
+    expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
+    const [use, result, text] = message.content as [Anthropic.ServerToolUseBlock, Anthropic.WebSearchToolResultBlock, Anthropic.TextBlock];
+    expect(use).toMatchObject({ name: 'web_search', input: { query: searxng.searches[0].url.searchParams.get('q') } });
+    expect(result.tool_use_id).toBe(use.id);
+    expect((result.content as Anthropic.WebSearchResultBlock[]).map((entry) => entry.url)).toEqual(searchedUrls);
+    expect(text.citations?.map((citation) => (citation as { url: string }).url)).toEqual(searchedUrls);
+    expect(message.usage.server_tool_use?.web_search_requests).toBe(1);
+    expect(cost).toBeGreaterThan(pricePerSearch);
+    expect((message.usage as unknown as { cost: number }).cost).toBeCloseTo(usd(cost), 9);
+  });
+
+  it('a backend outage: the model is told, still answers, and no search is charged', async () => {
+    searxng.mode = 'down';
+    let message!: Anthropic.Message;
+    const cost = await charged(async () => {
+      message = await anthropic.messages.create({
+        model: 'sim/openai-model',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'What is Switchyard?' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      });
+    });
+    expect(searxng.searches).toHaveLength(1);
+    expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
+    expect((message.content[1] as Anthropic.WebSearchToolResultBlock).content).toMatchObject({ type: 'web_search_tool_result_error', error_code: 'unavailable' });
+    expect((message.content[2] as Anthropic.TextBlock).text).toContain('search failed');
+    expect(message.usage.server_tool_use?.web_search_requests).toBe(0);
+    expect(cost).toBeGreaterThan(0n);
+    expect(cost).toBeLessThan(pricePerSearch);
+  });
+});
