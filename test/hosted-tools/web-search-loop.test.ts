@@ -108,4 +108,79 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
     expect(cost).toBeGreaterThan(0n);
     expect(cost).toBeLessThan(pricePerSearch);
   });
+
+  it('streamed Responses: web_search_call events before the message, annotations, the same charge', async () => {
+    const types: string[] = [];
+    let final!: OpenAI.Responses.Response;
+    const cost = await charged(async () => {
+      const stream = await openai.responses.create({ model: 'sim/anthropic-model', input: 'What is Switchyard?', tools: [{ type: 'web_search' }], stream: true });
+      for await (const event of stream) {
+        types.push(event.type);
+        if (event.type === 'response.completed') final = event.response;
+      }
+    });
+    expect(searxng.searches).toHaveLength(1);
+    const searchEvents = ['response.output_item.added', 'response.web_search_call.in_progress', 'response.web_search_call.searching', 'response.web_search_call.completed', 'response.output_item.done'];
+    expect(types.slice(2, 7)).toEqual(searchEvents);
+    expect(types.indexOf('response.output_text.delta')).toBeGreaterThan(types.indexOf('response.web_search_call.completed'));
+    expect(types).toContain('response.output_text.annotation.added');
+    expect(final.output.map((item) => item.type)).toEqual(['web_search_call', 'message']);
+    const text = (final.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.annotations.map((annotation) => (annotation as { url: string }).url)).toEqual(searchedUrls);
+    expect(cost).toBeGreaterThan(pricePerSearch);
+    expect((final.usage as unknown as { cost: number }).cost).toBeCloseTo(usd(cost), 9);
+  });
+
+  it('streamed Messages: server_tool_use and its result blocks before the cited text, the same charge', async () => {
+    let message!: Anthropic.Message;
+    const cost = await charged(async () => {
+      const stream = anthropic.messages.stream({
+        model: 'sim/openai-model',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'What is Switchyard?' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      });
+      message = await stream.finalMessage();
+    });
+    expect(searxng.searches).toHaveLength(1);
+    expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
+    const [use, result, text] = message.content as [Anthropic.ServerToolUseBlock, Anthropic.WebSearchToolResultBlock, Anthropic.TextBlock];
+    expect(use.input).toEqual({ query: searxng.searches[0].url.searchParams.get('q') });
+    expect((result.content as Anthropic.WebSearchResultBlock[]).map((entry) => entry.url)).toEqual(searchedUrls);
+    expect(text.citations?.map((citation) => (citation as { url: string }).url)).toEqual(searchedUrls);
+    expect(message.usage.server_tool_use?.web_search_requests).toBe(1);
+    expect(cost).toBeGreaterThan(pricePerSearch);
+  });
+
+  it('a search that times out is told to the model and not charged, streamed too', async () => {
+    searxng.mode = 'hang';
+    let final!: OpenAI.Responses.Response;
+    const cost = await charged(async () => {
+      const stream = await openai.responses.create({ model: 'sim/anthropic-model', input: 'What is Switchyard?', tools: [{ type: 'web_search' }], stream: true });
+      for await (const event of stream) if (event.type === 'response.completed') final = event.response;
+    });
+    expect(final.output.map((item) => item.type)).toEqual(['web_search_call', 'message']);
+    expect(final.output[0]).toMatchObject({ type: 'web_search_call', status: 'failed' });
+    const text = (final.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.text).toContain('timed out');
+    expect(text.annotations).toEqual([]);
+    expect(cost).toBeLessThan(pricePerSearch);
+  });
+
+  it('a model whose endpoint has its own search keeps it: the gateway runs none', async () => {
+    const native = await startSimulatedGateway({
+      configure: (config) => {
+        config.hostedTools = { webSearch: { backend: 'searxng', baseUrl: searxng.baseUrl, apiKey: '', pricePerSearch, maxResults: 5, maxUses: 3, timeoutMs: 500 } };
+        for (const endpoint of config.models.find((model) => model.id === 'sim/openai-model')!.endpoints) endpoint.supportedParameters.push('web_search');
+      },
+    });
+    try {
+      const client = new OpenAI({ apiKey: native.key, baseURL: `${native.url}/v1` });
+      const response = await client.responses.create({ model: 'sim/openai-model', input: 'What is Switchyard?', tools: [{ type: 'web_search' }] });
+      expect(searxng.searches).toHaveLength(0);
+      expect(response.output.map((item) => item.type)).not.toContain('web_search_call');
+    } finally {
+      await native.close();
+    }
+  });
 });
