@@ -183,4 +183,20 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
       await native.close();
     }
   });
+
+  it("Chat Completions: OpenRouter's web plugin and the :online suffix search through the gateway, with url_citation annotations", async () => {
+    const viaPlugin = await openai.chat.completions.create({
+      model: 'sim/anthropic-model',
+      messages: [{ role: 'user', content: 'What is Switchyard?' }],
+      plugins: [{ id: 'web' }],
+    } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    const online = await openai.chat.completions.create({ model: 'sim/gemini-model:online', messages: [{ role: 'user', content: 'What is Switchyard?' }] });
+    expect(searxng.searches).toHaveLength(2);
+    for (const completion of [viaPlugin, online]) {
+      const annotations = completion.choices[0].message.annotations ?? [];
+      expect(annotations.map((annotation) => annotation.url_citation.url)).toEqual(searchedUrls);
+      expect(completion.choices[0].message.tool_calls).toBeUndefined();
+    }
+    expect(online.model).toBe('sim/gemini-model');
+  });
 });
