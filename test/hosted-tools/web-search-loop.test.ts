@@ -87,6 +87,13 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
     expect(message.usage.server_tool_use?.web_search_requests).toBe(1);
     expect(cost).toBeGreaterThan(pricePerSearch);
     expect((message.usage as unknown as { cost: number }).cost).toBeCloseTo(usd(cost), 9);
+    // The request log shows the charge split: every turn's tokens, and the one search.
+    const logged = (await (await fetch(`${gateway.url}/v1/requests/${message.id}`, { headers: { authorization: `Bearer ${gateway.key}` } })).json()) as {
+      data: { cost: number; usage: { prompt_tokens: number }; cost_breakdown: { tokens: number; web_search: { requests: number; cost: number } } };
+    };
+    expect(logged.data.cost).toBeCloseTo(usd(cost), 9);
+    expect(logged.data.usage.prompt_tokens).toBe(message.usage.input_tokens);
+    expect(logged.data.cost_breakdown).toEqual({ tokens: usd(cost - pricePerSearch), web_search: { requests: 1, cost: usd(pricePerSearch) } });
   });
 
   it('a backend outage: the model is told, still answers, and no search is charged', async () => {
