@@ -21,6 +21,7 @@ beforeAll(async () => {
     configure: (config) => {
       config.hostedTools = {
         webSearch: { backend: 'searxng', baseUrl: searxng.baseUrl, apiKey: '', pricePerSearch, maxResults: 5, maxUses: 3, timeoutMs: 500 },
+        webFetch: { maxBytes: 200_000 },
       };
     },
   });
@@ -205,5 +206,19 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
       expect(completion.choices[0].message.tool_calls).toBeUndefined();
     }
     expect(online.model).toBe('sim/gemini-model');
+  });
+
+  it('web fetch (Messages web_fetch tool) refuses a private address: the model is told, the client sees web_fetch_tool_result with an error', async () => {
+    const message = await anthropic.messages.create({
+      model: 'sim/openai-model',
+      max_tokens: 200,
+      messages: [{ role: 'user', content: 'Read the admin page [[sim-call:web_fetch {"url":"https://127.0.0.1/admin"}]]' }],
+      tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' } as unknown as Anthropic.ToolUnion],
+    });
+    expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'web_fetch_tool_result', 'text']);
+    expect(message.content[0]).toMatchObject({ name: 'web_fetch', input: { url: 'https://127.0.0.1/admin' } });
+    expect(message.content[1]).toMatchObject({ content: { type: 'web_fetch_tool_error', error_code: 'url_not_accessible' } });
+    expect((message.content[2] as Anthropic.TextBlock).text).toContain('could not be fetched');
+    expect(searxng.searches).toHaveLength(0);
   });
 });
