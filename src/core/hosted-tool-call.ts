@@ -15,6 +15,14 @@ export type HostedToolCall =
       error?: string;
     }
   | {
+      tool: 'image_generation';
+      id: string;
+      prompt: string;
+      /** The image the configured image model made (base64), charged at that model's price as its own request. */
+      image?: { base64: string; mediaType: string };
+      error?: string;
+    }
+  | {
       tool: 'web_fetch';
       id: string;
       url: string;

@@ -19,6 +19,7 @@ export interface PreferencePlan {
 export interface GatewayTools {
   webSearch?: WebSearchOptions;
   webFetch?: true;
+  imageGeneration?: true;
 }
 
 const noneOmitted: readonly string[] = Object.freeze([]);
@@ -60,9 +61,10 @@ export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, ca
   const omitted = [...new Set(preferences.filter((parameter) => dropped.has(parameter.name)).map((parameter) => parameter.field))];
   for (const offered of call.offeredTools ?? []) {
     if (hostedTools?.webFetch && offered.tool.startsWith('web_fetch_')) gatewayTools.webFetch = true;
+    else if (hostedTools?.imageGeneration && offered.tool === 'image_generation') gatewayTools.imageGeneration = true;
     else omitted.push(offered.field);
   }
-  const planned = gatewayTools.webSearch || gatewayTools.webFetch ? { gatewayTools } : {};
+  const planned = gatewayTools.webSearch || gatewayTools.webFetch || gatewayTools.imageGeneration ? { gatewayTools } : {};
   if (omitted.length === 0) return { request, omitted, ...planned };
   return { request: planned.gatewayTools ? request : withoutEmptyToolChoice(request, omitted), omitted, ...planned };
 }

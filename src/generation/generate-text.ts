@@ -26,6 +26,9 @@ import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
 import { hostedLoopTurns, hostedToolsCeiling, runHostedToolLoop } from './run-hosted-tool-loop.js';
 import { streamResult } from './stream-result.js';
+import { generateImages } from '../media/generate-images.js';
+import { startRequestRecord } from '../billing/start-request-record.js';
+import { emptyUsage } from '../core/usage.js';
 import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
@@ -146,6 +149,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           inputImages: prompt.images,
           signal: input.signal,
           logger: context.logger,
+          ...(gatewayTools.imageGeneration && hostedTools.imageGeneration && { generateImage: imageMaker(context, input, hostedTools.imageGeneration.model) }),
         });
         const result = tagResultSignatures(looped.result, candidate.provider.api);
         const charged = await context.ledger.settle(reservation, looped.cost, onSettled({ usage: result.usage, cost: looped.cost, status: 'completed' }));
@@ -207,6 +211,38 @@ function withinOutputCap(candidates: Candidate[], request: TextRequest): Candida
     `The maximum output tokens requested (${maxTokens}) is above what '${candidates[0].model.id}' can produce (${cap}): send max_tokens (max_output_tokens on /responses) of at most ${cap}, or leave it out`,
     'max_tokens',
   );
+}
+
+/**
+ * Images for a text model's `image_generation` tool: each one a request of its own on the images
+ * path (routed, reserved and charged at the image model's price, with its own request log row,
+ * `{request id}-image-{n}`), so that the text request's charge stays what its tokens cost.
+ */
+function imageMaker(context: AppContext, input: TextGenerationInput, model: string): (prompt: string) => Promise<{ base64: string; mediaType: string }> {
+  let count = 0;
+  return async (prompt) => {
+    count += 1;
+    const requestId = `${input.requestId}-image-${count}`;
+    const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/images/generations', body: { model } });
+    try {
+      const outcome = await generateImages(context, {
+        principal: input.principal,
+        requestId,
+        route: { model, fallbackModels: [] },
+        request: { operation: 'generate', prompt, n: 1, images: [] },
+        imageUrls: [],
+        responseFormat: 'b64_json',
+        signal: input.signal,
+        settledRow: (candidate, cost) => record.settlementRow(candidate, { usage: { ...emptyUsage }, cost, status: 'completed' }),
+      });
+      if (outcome.kind !== 'completed' || outcome.images.length === 0) throw new Error('the image model did not finish in time');
+      record.settled(outcome.candidate, { usage: { ...emptyUsage }, cost: outcome.cost, status: 'completed' });
+      return { base64: outcome.images[0].bytes.toString('base64'), mediaType: outcome.images[0].contentType };
+    } catch (error) {
+      await record.failed(error);
+      throw error;
+    }
+  };
 }
 
 /** Usage counted with the tokenizer, for an answer whose provider reported none. */

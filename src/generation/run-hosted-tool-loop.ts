@@ -24,11 +24,13 @@ export interface HostedLoopInput {
   inputImages: number;
   signal: AbortSignal;
   logger: Logger;
+  /** Makes one image with the configured image model through the images path, which charges it at its price. */
+  generateImage?: (prompt: string) => Promise<{ base64: string; mediaType: string }>;
 }
 
 /** The most model turns one request may take: one per allowed search, one to answer, one spare for a fetch. */
 export function hostedLoopTurns(hostedTools: HostedToolsConfig, gatewayTools: GatewayTools): number {
-  return (gatewayTools.webSearch ? (hostedTools.webSearch?.maxUses ?? 0) : 0) + (gatewayTools.webFetch ? 2 : 0) + 1;
+  return (gatewayTools.webSearch ? (hostedTools.webSearch?.maxUses ?? 0) : 0) + (gatewayTools.webFetch ? 2 : 0) + (gatewayTools.imageGeneration ? 1 : 0) + 1;
 }
 
 /** The most the gateway's own tools can add to a request's cost: every allowed search. */
@@ -91,7 +93,9 @@ export async function runHostedToolLoop(input: HostedLoopInput): Promise<{ resul
       const outcome =
         tool === 'web_search'
           ? await runSearch(input, call, gatewayTools, (attempts += 1) > (hostedTools.webSearch?.maxUses ?? 0))
-          : await runFetch(input, call);
+          : tool === 'web_fetch'
+            ? await runFetch(input, call)
+            : await runImageGeneration(input, call);
       if (outcome.call.tool === 'web_search' && outcome.call.error === undefined) {
         searches += 1;
         for (const hit of outcome.call.results) if (!cited.has(hit.url)) cited.set(hit.url, { url: hit.url, title: hit.title });
@@ -102,7 +106,7 @@ export async function runHostedToolLoop(input: HostedLoopInput): Promise<{ resul
   }
 }
 
-type GatewayTool = 'web_search' | 'web_fetch';
+type GatewayTool = 'web_search' | 'web_fetch' | 'image_generation';
 
 /** The function tools offered in place of the hosted ones, renamed when a client function already has the name. */
 function gatewayFunctions(clientTools: ToolDefinition[], gatewayTools: GatewayTools): { tool: GatewayTool; definition: ToolDefinition }[] {
@@ -129,7 +133,32 @@ function gatewayFunctions(clientTools: ToolDefinition[], gatewayTools: GatewayTo
       },
     });
   }
+  if (gatewayTools.imageGeneration) {
+    functions.push({
+      tool: 'image_generation',
+      definition: {
+        name: nameFor('image_generation'),
+        description: 'Generate an image from a text description; the image is shown to the user.',
+        parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'What the image shows' } }, required: ['prompt'], additionalProperties: false },
+      },
+    });
+  }
   return functions;
+}
+
+async function runImageGeneration(input: HostedLoopInput, call: ToolCallPart): Promise<{ call: HostedToolCall; text: string }> {
+  const prompt = stringArgument(call.arguments, 'prompt');
+  const id = `srvtoolu_${randomBytes(12).toString('hex')}`;
+  if (prompt === '' || input.generateImage === undefined) {
+    return { call: { tool: 'image_generation', id, prompt, error: 'invalid_tool_input' }, text: 'The image generation needs a non-empty "prompt".' };
+  }
+  try {
+    const image = await input.generateImage(prompt);
+    return { call: { tool: 'image_generation', id, prompt, image }, text: 'The image was generated and is shown to the user.' };
+  } catch (error) {
+    input.logger.warn({ reason: (error as Error).message }, 'hosted image generation failed; the model answers without it');
+    return { call: { tool: 'image_generation', id, prompt, error: 'unavailable' }, text: `The image could not be generated (${(error as Error).message}).` };
+  }
 }
 
 async function runSearch(

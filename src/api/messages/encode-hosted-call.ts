@@ -6,7 +6,9 @@ import type { MessagesContentBlock } from '../../providers/anthropic/wire-types.
  * block, then its `web_search_tool_result` / `web_fetch_tool_result` (or the error variant).
  * https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool#response
  */
-export function encodeHostedCallBlocks(call: HostedToolCall): [MessagesContentBlock, MessagesContentBlock] {
+export function encodeHostedCallBlocks(call: HostedToolCall): MessagesContentBlock[] {
+  // Image generation is a Responses tool only; Messages clients never offer it.
+  if (call.tool === 'image_generation') return [];
   if (call.tool === 'web_search') {
     return [
       { type: 'server_tool_use', id: call.id, name: 'web_search', input: { query: call.query } },

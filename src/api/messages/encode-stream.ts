@@ -100,6 +100,7 @@ export async function* encodeMessagesStream(parts: AsyncIterable<StreamPart>, me
       case 'hosted-tool-call': {
         // As Anthropic streams a server tool: its use with the input as one JSON delta, then the whole result block.
         const [use, result] = encodeHostedCallBlocks(part.call);
+        if (use === undefined || result === undefined) break;
         const { input, ...start } = use as Extract<MessagesContentBlock, { type: 'server_tool_use' }>;
         const block = yield* startBlock('server_tool_use', { ...start, input: {} });
         yield delta(block.index, { type: 'input_json_delta', partial_json: JSON.stringify(input) });

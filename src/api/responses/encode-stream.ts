@@ -12,7 +12,7 @@ import type { ResponsesEcho } from './responses-echo.js';
 import { splitToolName } from './tool-namespaces.js';
 import type { ItemStatus, OutputItem } from './responses-wire.js';
 import { encodeAnnotation, readRefusal } from './encode-output-items.js';
-import { encodeWebSearchCallItem } from './encode-web-search-call.js';
+import { encodeImageGenerationCallItem, encodeWebSearchCallItem } from './encode-web-search-call.js';
 import { annotationEvents, refusalItemEvents, closeItemEvents, deltaEvents, openItemEvents, type OpenFunctionCall, type OpenItem } from './stream-item-events.js';
 
 export interface EncodeStreamOptions {
@@ -117,6 +117,22 @@ export async function* encodeResponsesStream(
         }
         case 'hosted-tool-call': {
           // As OpenAI streams its hosted search: the item added, in progress, searching, completed, done.
+          if (part.call.tool === 'image_generation') {
+            const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
+            const outputIndex = nextOutputIndex++;
+            const done = encodeImageGenerationCallItem(part.call);
+            output[outputIndex] = done;
+            const ids = { output_index: outputIndex, item_id: done.id };
+            yield* frames([
+              ...events,
+              { type: 'response.output_item.added', output_index: outputIndex, item: { ...done, status: 'in_progress', result: null } },
+              { type: 'response.image_generation_call.in_progress', ...ids },
+              { type: 'response.image_generation_call.generating', ...ids },
+              { type: 'response.image_generation_call.completed', ...ids },
+              { type: 'response.output_item.done', output_index: outputIndex, item: done },
+            ]);
+            break;
+          }
           if (part.call.tool !== 'web_search') break;
           const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
           const outputIndex = nextOutputIndex++;

@@ -1,5 +1,5 @@
 import type { HostedToolCall } from '../../core/hosted-tool-call.js';
-import type { WebSearchCallItem } from './responses-wire.js';
+import type { ImageGenerationCallItem, WebSearchCallItem } from './responses-wire.js';
 
 /**
  * A search the gateway ran, as the `web_search_call` item OpenAI's hosted tool produces (the
@@ -15,9 +15,17 @@ export function encodeWebSearchCallItem(call: Extract<HostedToolCall, { tool: 'w
   };
 }
 
-/** The hosted calls a Responses client sees: searches (a web fetch exists only in the Messages style). */
-export function encodeHostedCallItems(calls: readonly HostedToolCall[] | undefined): WebSearchCallItem[] {
-  const items: WebSearchCallItem[] = [];
-  for (const call of calls ?? []) if (call.tool === 'web_search') items.push(encodeWebSearchCallItem(call));
+/** An image the gateway made, as the `image_generation_call` item of OpenAI's hosted tool. */
+export function encodeImageGenerationCallItem(call: Extract<HostedToolCall, { tool: 'image_generation' }>): ImageGenerationCallItem {
+  return { id: `ig_${call.id.replace(/^srvtoolu_/, '')}`, type: 'image_generation_call', status: call.image ? 'completed' : 'failed', result: call.image?.base64 ?? null };
+}
+
+/** The hosted calls a Responses client sees: searches and images (a web fetch exists only in the Messages style). */
+export function encodeHostedCallItems(calls: readonly HostedToolCall[] | undefined): Array<WebSearchCallItem | ImageGenerationCallItem> {
+  const items: Array<WebSearchCallItem | ImageGenerationCallItem> = [];
+  for (const call of calls ?? []) {
+    if (call.tool === 'web_search') items.push(encodeWebSearchCallItem(call));
+    if (call.tool === 'image_generation') items.push(encodeImageGenerationCallItem(call));
+  }
   return items;
 }

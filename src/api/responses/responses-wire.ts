@@ -72,7 +72,16 @@ export interface WebSearchCallItem {
   action: { type: 'search'; query: string; sources: { type: 'url'; url: string }[] };
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | WebSearchCallItem;
+/** An image the gateway had the configured image model make (contract §4a), as OpenAI's `image_generation` tool reports one. */
+export interface ImageGenerationCallItem {
+  id: string;
+  type: 'image_generation_call';
+  status: 'completed' | 'failed';
+  /** The image, base64-encoded; null when it failed. */
+  result: string | null;
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | WebSearchCallItem | ImageGenerationCallItem;
 
 export interface ResponseUsageWire {
   input_tokens: number;
