@@ -221,4 +221,26 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
     expect((message.content[2] as Anthropic.TextBlock).text).toContain('could not be fetched');
     expect(searxng.searches).toHaveLength(0);
   });
+
+  it('Claude Code’s next turn sends the server tool blocks and cited text back: accepted, and the conversation goes on', async () => {
+    const first = await anthropic.messages.create({
+      model: 'sim/openai-model',
+      max_tokens: 200,
+      messages: [{ role: 'user', content: 'What is Switchyard?' }],
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    });
+    const second = await anthropic.messages.create({
+      model: 'sim/openai-model',
+      max_tokens: 200,
+      messages: [
+        { role: 'user', content: 'What is Switchyard?' },
+        { role: 'assistant', content: first.content as unknown as Anthropic.ContentBlockParam[] },
+        { role: 'user', content: 'Thanks [[sim-text:you are welcome]]' },
+      ],
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    });
+    expect(second.content.map((block) => block.type)).toEqual(['text']);
+    expect((second.content[0] as Anthropic.TextBlock).text).toContain('you are welcome');
+    expect(searxng.searches).toHaveLength(1);
+  });
 });
