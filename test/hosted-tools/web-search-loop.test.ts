@@ -65,6 +65,7 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
     expect(text.annotations.map((annotation) => (annotation as { url: string }).url)).toEqual(searchedUrls);
     expect(cost).toBeGreaterThan(pricePerSearch);
     expect(response.usage?.input_tokens).toBeGreaterThan(0);
+    expect((response.usage as unknown as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1 });
     expect((response.usage as unknown as { cost: number }).cost).toBeCloseTo(usd(cost), 9);
   });
 
@@ -201,6 +202,7 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
     const online = await openai.chat.completions.create({ model: 'sim/gemini-model:online', messages: [{ role: 'user', content: 'What is Switchyard?' }] });
     expect(searxng.searches).toHaveLength(2);
     for (const completion of [viaPlugin, online]) {
+      expect((completion.usage as unknown as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1 });
       const annotations = completion.choices[0].message.annotations ?? [];
       expect(annotations.map((annotation) => annotation.url_citation.url)).toEqual(searchedUrls);
       expect(completion.choices[0].message.tool_calls).toBeUndefined();

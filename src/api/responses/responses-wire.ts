@@ -89,6 +89,8 @@ export interface ResponseUsageWire {
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
+  /** Searches the gateway ran (contract §4a); a gateway extension. */
+  server_tool_use?: { web_search_requests: number };
   /** USD; a gateway extension, as in OpenRouter's usage accounting. */
   cost?: number;
 }
