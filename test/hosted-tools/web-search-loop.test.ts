@@ -208,6 +208,17 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
       expect(completion.choices[0].message.tool_calls).toBeUndefined();
     }
     expect(online.model).toBe('sim/gemini-model');
+    // Streamed: the annotations arrive in the content deltas, the usage in the last chunk.
+    const annotations: string[] = [];
+    let usage: unknown;
+    const stream = await openai.chat.completions.create({ model: 'sim/anthropic-model:online', messages: [{ role: 'user', content: 'What is Switchyard?' }], stream: true, stream_options: { include_usage: true } });
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { annotations?: Array<{ url_citation: { url: string } }> } | undefined;
+      for (const annotation of delta?.annotations ?? []) annotations.push(annotation.url_citation.url);
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(annotations).toEqual(searchedUrls);
+    expect((usage as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1 });
   });
 
   it('web fetch (Messages web_fetch tool) refuses a private address: the model is told, the client sees web_fetch_tool_result with an error', async () => {
