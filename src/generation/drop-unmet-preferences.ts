@@ -35,8 +35,8 @@ const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest
  * hosted tool with `tool_choice` auto or none, reasoning settings — and this endpoint cannot
  * honour is left out, and said. A hosted tool is served, in this order, by the endpoint's own
  * tool (the web search of its provider, which routing already preferred), by a tool the gateway
- * runs itself where the operator configured one (contract §4a; chosen here, before omission,
- * once the gateway has any), or not at all. What the request forces stayed a requirement and was
+ * runs itself where the operator configured one (`hosted_tools`, contract §4a: returned as
+ * `gatewayTools`, for generation/run-hosted-tool-loop.ts), or not at all. What the request forces stayed a requirement and was
  * refused by routing; a `tool_choice` that forces some tool when only hosted tools were offered
  * and none is left is refused here, as that tool was forced.
  */
