@@ -21,7 +21,8 @@ import {
   type SimulatorSettings,
   type TargetName,
 } from './start-targets.js';
-import { startSwitchyardScaleOut, type BooksCheck } from './start-scale-out.js';
+import type { BooksCheck } from './check-books.js';
+import { startSwitchyardScaleOut } from './start-scale-out.js';
 import { summarizeCpuProfile, type ProfileSummary } from './summarize-cpu-profile.js';
 
 export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many'];

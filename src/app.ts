@@ -1,10 +1,12 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
 import type { AppContext } from './app-context.js';
 import { registerAccountRoutes } from './api/account/routes.js';
 import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
+import { registerGeminiRoutes } from './api/gemini/routes.js';
 import { registerMessagesRoutes } from './api/messages/routes.js';
 import { registerResponsesRoutes } from './api/responses/routes.js';
 import { registerHealthRoutes } from './api/health/routes.js';
@@ -89,6 +91,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerTextCheck(app);
   registerAuth(app, context);
   registerConnectionCaps(app, context, limits);
+  // The Responses API's WebSocket mode; a message may be as large as a request body.
+  await app.register(websocket, { options: { maxPayload: context.config.server.bodyLimitBytes } });
   // Before any route: the document is generated from the routes as they are declared.
   await registerOpenApi(app, readPackageVersion());
 
@@ -112,6 +116,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerChatCompletionsRoutes(app, context);
   registerResponsesRoutes(app, context);
   registerMessagesRoutes(app, context);
+  registerGeminiRoutes(app, context);
   registerVideoRoutes(app, context);
   registerMediaRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);

@@ -1,7 +1,8 @@
 import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import { KeyCache } from './auth/key-cache.js';
-import { Ledger } from './billing/ledger.js';
+import { Ledger, type LedgerOptions } from './billing/ledger.js';
+import { readLeaseConfig } from './config/read-lease-config.js';
 import { RequestLog } from './billing/request-log.js';
 import { buildCatalog } from './catalog/catalog.js';
 import type { Config } from './config/types.js';
@@ -27,6 +28,11 @@ export interface ContextOptions {
   instanceTimeoutMs?: number;
   /** How long a response waits for its charge to commit while the database does not answer (see `LedgerOptions`). */
   settleWaitMs?: number;
+  /**
+   * Per-instance leases on accounts' funds (docs/leases.md): false turns them off; absent, they
+   * follow `SWITCHYARD_LEASES` (off by default; PostgreSQL only).
+   */
+  leases?: false | NonNullable<LedgerOptions['leases']>;
   /** Task engine settings (lease, batch, idle pause, jitter); tests shorten them. */
   tasks?: Partial<Omit<TaskEngineOptions, 'instanceId'>>;
 }
@@ -56,6 +62,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
         instanceTimeoutMs: options.instanceTimeoutMs ?? 15_000,
         books: requestLog,
         settleWaitMs: options.settleWaitMs,
+        leases: options.leases === false ? undefined : (options.leases ?? readLeaseConfig(store.dialect)),
         onFenced: () => logger.warn({ instanceId }, 'this instance was declared dead by another (paused or cut off past the instance timeout); registered again'),
       },
     ),
@@ -81,13 +88,14 @@ export function createLogger(level: string): Logger {
   return pino({
     level,
     // Belt and braces: nothing that could hold a key is ever serialised.
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'key', 'apiKey'], censor: '[redacted]' },
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'headers["x-goog-api-key"]', 'key', 'apiKey', 'auth'], censor: '[redacted]' },
   });
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
   await context.tasks.stop();
   await context.requestLog.close();
+  // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.
   await context.ledger.stopInstance().catch(() => undefined);
   await context.providers.close();
   await context.counters.close();

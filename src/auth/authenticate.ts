@@ -7,8 +7,8 @@ import type { KeyCache } from './key-cache.js';
 import type { Principal } from './principal.js';
 
 /**
- * Reads the key from `Authorization: Bearer …` or `x-api-key` (Anthropic-compatible clients).
- * Returns undefined when neither header is present.
+ * Reads the key from `Authorization: Bearer …`, `x-api-key` (Anthropic-compatible clients) or
+ * `x-goog-api-key` (Gemini clients). Returns undefined when no such header is present.
  */
 export function readPresentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
   const authorization = headers.authorization;
@@ -18,6 +18,8 @@ export function readPresentedKey(headers: Record<string, string | string[] | und
   }
   const apiKey = headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey !== '') return apiKey.trim();
+  const googleKey = headers['x-goog-api-key'];
+  if (typeof googleKey === 'string' && googleKey !== '') return googleKey.trim();
   return undefined;
 }
 

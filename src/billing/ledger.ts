@@ -5,8 +5,9 @@ import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances } from '../store/repositories/instances.js';
 import { listExpiredReservations, listOrphanedReservations, readSpendable } from '../store/repositories/ledger.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
-import { releaseOnce, reserveOnce } from '../store/repositories/reservations-fast.js';
+import type { RequestRecord } from './request-record.js';
+import { releaseOnce, reserveOnce } from './reserve-funds.js';
+import { FundLeases, type LeaseOptions } from './lease-funds.js';
 import { RequestLog } from './request-log.js';
 
 export interface Reservation {
@@ -16,6 +17,8 @@ export interface Reservation {
   amount: bigint;
   /** The request it was made for (its ledger entries name it). */
   requestId?: string;
+  /** Set when it was reserved in memory within this instance's lease: the lease row's id. */
+  leaseId?: string;
 }
 
 /** How long a reservation may stay open before the sweeper assumes its request died. */
@@ -41,10 +44,13 @@ export interface LedgerOptions {
   settleWaitMs?: number;
   /** Told when this instance finds it was declared dead (its heartbeat row swept by another). */
   onFenced?: () => void;
+  /** Reserve within per-instance leases (docs/leases.md); absent: every reservation goes to the database. */
+  leases?: Omit<LeaseOptions, 'instanceId' | 'lifetimeMs'>;
 }
 
 export class Ledger {
   private readonly books: RequestLog;
+  private readonly leases: FundLeases | undefined;
   /** Times this instance found itself declared dead and registered again. */
   fenced = 0;
 
@@ -52,6 +58,7 @@ export class Ledger {
     private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
     readonly options: LedgerOptions,
   ) {
+    this.leases = options.leases ? new FundLeases(context, { ...options.leases, instanceId: options.instanceId, lifetimeMs: reservationLifetimeMs }) : undefined;
     this.books = options.books ?? new RequestLog({ store: context.store, logger: pino({ level: 'silent' }), now: () => context.clock.now(), createId: context.createId });
   }
 
@@ -62,6 +69,12 @@ export class Ledger {
   async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint; durable?: boolean; lifetimeMs?: number }): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n, requestId: input.requestId };
+    // While the database is known to be down, a lease would answer before its charge can be
+    // durable: the exact path refuses with 503 instead.
+    if (this.leases && !input.durable && !this.context.store.isDown()) {
+      const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
+      if (leaseId) return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
+    }
     const now = this.context.clock.now();
     const outcome = await reserveOnce(this.context.store, {
       id,
@@ -95,10 +108,17 @@ export class Ledger {
       if (record) await this.books.record(record);
       return 0n;
     }
+    const reservationId = reservation.amount === 0n ? null : (reservation.leaseId ?? reservation.id);
     const settled = this.books.settle(
-      { reservationId: reservation.amount === 0n ? null : reservation.id, accountId: reservation.accountId, keyId: reservation.keyId, requestId: record?.id ?? reservation.requestId ?? reservation.id, cost },
+      { reservationId, leaseHeld: reservation.leaseId === undefined ? undefined : reservation.amount, accountId: reservation.accountId, keyId: reservation.keyId, requestId: record?.id ?? reservation.requestId ?? reservation.id, cost },
       record,
     );
+    const { leaseId } = reservation;
+    if (leaseId !== undefined) {
+      // Once committed (or never: the log was closed), the lease row no longer holds it for this request.
+      const ended = () => this.leases!.settled(leaseId, reservation.amount);
+      settled.then(ended, ended);
+    }
     const waitMs = this.options.settleWaitMs ?? 5_000;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => {
@@ -124,6 +144,10 @@ export class Ledger {
 
   async release(reservation: Reservation): Promise<void> {
     if (reservation.amount === 0n) return;
+    if (reservation.leaseId !== undefined) {
+      this.leases!.giveBack(reservation.leaseId, reservation.amount);
+      return;
+    }
     await releaseOnce(this.context.store, reservation.id);
   }
 
@@ -146,13 +170,29 @@ export class Ledger {
     const now = this.context.clock.now().toISOString();
     if (await beatInstance(this.context.store.db, this.options.instanceId, now)) return true;
     this.fenced += 1;
+    this.leases?.forget();
     await registerInstance(this.context.store.db, this.options.instanceId, now);
     this.options.onFenced?.();
     return false;
   }
 
+  /** Gives back what leases unused for a while hold (with the heartbeat). */
+  async returnIdleLeases(): Promise<void> {
+    await this.leases?.returnIdle();
+  }
+
+  /**
+   * Deletes this instance's lease rows, giving back all they hold: call once every settlement
+   * out of them is committed (shutdown, after the books are flushed). Later reservations open
+   * new leases.
+   */
+  async returnLeases(): Promise<void> {
+    await this.leases?.close();
+  }
+
   /** After a graceful shutdown has settled everything in flight. */
   async stopInstance(): Promise<void> {
+    await this.returnLeases();
     await removeInstance(this.context.store.db, this.options.instanceId);
   }
 

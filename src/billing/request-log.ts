@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { createId as createTimeId } from '../core/ids.js';
 import type { Store } from '../store/create-store.js';
-import type { BookItem, BookOutcome, SettlementEntry } from '../store/repositories/books.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
-import { isDataError, writeBooks } from '../store/repositories/write-books.js';
+import type { BookItem, BookOutcome, SettlementEntry } from './plan-books.js';
+import type { RequestRecord } from './request-record.js';
+import { isDataError, writeBooks } from './write-books.js';
 import { toValidText } from '../store/valid-text.js';
 
 export interface RequestLogOptions {

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from './request-record.js';
 import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
 
 /**

@@ -7,7 +7,7 @@ import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { StreamSettlement } from '../generation/meter-stream.js';
 import { UpstreamError } from '../providers/shared/upstream-error.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord, RequestStatus } from '../store/repositories/requests.js';
+import type { RequestRecord, RequestStatus } from './request-record.js';
 
 export interface RequestRecorder {
   /** The settlement of a request a provider served (completed, failed mid-stream, aborted). */

@@ -24,6 +24,7 @@ export async function serve(): Promise<void> {
     void context.ledger
       .heartbeat()
       .then(() => context.ledger.sweep())
+      .then(() => context.ledger.returnIdleLeases())
       .catch((error: unknown) => context.logger.error({ err: error }, 'ledger upkeep failed'));
   }, Math.max(500, Math.floor(instanceTimeoutMs / 3)));
   upkeep.unref();

@@ -86,6 +86,29 @@ const ProviderSchema = Type.Object(
     ),
     base_url: Type.String({ pattern: '^https?://', description: 'an http(s) URL' }),
     api_key: Type.Optional(Type.String()),
+    platform: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              kind: Type.Literal('azure', { description: 'azure: Azure OpenAI (api: openai)' }),
+              api_version: Type.Optional(Type.String({ minLength: 1, description: "the deployment API's api-version; without it, the v1 API" })),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Object(
+            {
+              kind: Type.Literal('vertex', { description: 'vertex: Google Vertex AI (api: gemini or anthropic)' }),
+              project: Type.String({ minLength: 1 }),
+              location: Type.String({ minLength: 1, description: 'global, or a region such as us-east5' }),
+              service_account: Type.Optional(Type.String({ description: "a service account key file's JSON, from the environment; without it, api_key (Vertex API key)" })),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: '{kind: azure, api_version?} or {kind: vertex, project, location, service_account?}' },
+      ),
+    ),
     enabled: Type.Optional(Type.Boolean()),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     pass_through: Type.Optional(Type.Boolean({ description: 'relay same-protocol requests natively (default true)' })),

@@ -3,7 +3,8 @@ import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './con
 import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
-import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { resolveProviderAuth } from './resolve-provider-auth.js';
 
 export const canonicalParameters = new Set([
   'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
@@ -20,7 +21,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
   const fail = (path: string, expected: string): never => {
     throw new ConfigError(`${source}: ${path}: ${expected}`);
   };
-  const providers = file.providers.map((entry) => normalizeProvider(entry));
+  const providers = file.providers.map((entry, index) => normalizeProvider(entry, `providers[${index}]`, fail));
   const apiOf = new Map(providers.map((provider) => [provider.id, provider.api]));
   const providerIds = new Set<string>();
   providers.forEach((provider, index) => {
@@ -61,16 +62,19 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
   };
 }
 
-function normalizeProvider(entry: ProviderEntry): ProviderConfig {
-  const apiKey = entry.api_key ?? '';
+function normalizeProvider(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderConfig {
+  const platform = normalizePlatform(entry, path, fail);
+  // A cloud credential stands in for api_key: unset in the environment, the provider is off.
+  const secret = entry.platform?.kind === 'vertex' && entry.platform.service_account !== undefined ? entry.platform.service_account : entry.api_key;
   return {
     id: entry.id,
     name: entry.name,
     api: entry.api,
     baseUrl: entry.base_url.replace(/\/+$/, ''),
-    apiKey,
+    auth: resolveProviderAuth(entry, platform, path, fail),
+    ...(platform && { platform }),
     // A provider written without `api_key` (a local vLLM, say) is on; one whose key variable is unset is off.
-    enabled: entry.enabled ?? (entry.api_key === undefined || apiKey !== ''),
+    enabled: entry.enabled ?? (secret === undefined || secret !== ''),
     headers: entry.headers ?? {},
     passThrough: entry.pass_through ?? true,
     timeouts: {
@@ -84,6 +88,17 @@ function normalizeProvider(entry: ProviderEntry): ProviderConfig {
       queueTimeoutMs: entry.connections?.queue_timeout_ms ?? defaultConnectionLimits.queueTimeoutMs,
     },
   };
+}
+
+function normalizePlatform(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderPlatform | undefined {
+  const platform = entry.platform;
+  if (platform === undefined) return undefined;
+  if (platform.kind === 'azure') {
+    if (entry.api !== 'openai') fail(`${path}.platform.kind`, `azure serves the openai protocol: expected api: openai, got "${entry.api}"`);
+    return { kind: 'azure', ...(platform.api_version !== undefined && { apiVersion: platform.api_version }) };
+  }
+  if (entry.api !== 'gemini' && entry.api !== 'anthropic') fail(`${path}.platform.kind`, `vertex serves the gemini and anthropic protocols: expected api: gemini or anthropic, got "${entry.api}"`);
+  return { kind: 'vertex', project: platform.project, location: platform.location };
 }
 
 function normalizeModel(

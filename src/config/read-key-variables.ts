@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/;
 
 /**
- * Provider id → the environment variable its `api_key` names (`${OPENAI_API_KEY}`), read from
+ * Provider id → the environment variable its `api_key` (or Vertex `platform.service_account`) names, read from
  * the YAML before interpolation, so that the operator can be told which variable to set.
  */
 export function readKeyVariables(text: string): Map<string, string> {
@@ -16,8 +16,10 @@ export function readKeyVariables(text: string): Map<string, string> {
   }
   const providers = (raw as { providers?: unknown } | null)?.providers;
   if (!Array.isArray(providers)) return variables;
-  for (const entry of providers as Array<{ id?: unknown; api_key?: unknown }>) {
-    const match = typeof entry?.api_key === 'string' ? reference.exec(entry.api_key) : null;
+  for (const entry of providers as Array<{ id?: unknown; api_key?: unknown; platform?: { service_account?: unknown } }>) {
+    // A Vertex service account stands in for the key.
+    const secret = typeof entry?.platform?.service_account === 'string' ? entry.platform.service_account : entry?.api_key;
+    const match = typeof secret === 'string' ? reference.exec(secret) : null;
     if (match && typeof entry.id === 'string') variables.set(entry.id, match[1]);
   }
   return variables;

@@ -3,6 +3,7 @@ import { ConfigError } from './config-error.js';
 import { readCorsOrigins } from './read-cors-origins.js';
 import { defaultHttpLimits } from '../http/http-limits.js';
 import { readTelegramConfig } from './read-telegram-config.js';
+import { defaultResponseStorage } from './default-response-storage.js';
 
 /** Reads the environment variables of docs/api-decisions.md §1 (listen address, stores, admin token, limits). */
 export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
@@ -23,10 +24,16 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
       largeUploadBytes: readInteger(env, 'SWITCHYARD_LARGE_UPLOAD_BYTES', defaultHttpLimits.largeUploadBytes, 1024, 1024 * 1024 * 1024),
       maxLargeUploads: readInteger(env, 'SWITCHYARD_MAX_LARGE_UPLOADS', defaultHttpLimits.maxLargeUploads, 1, 10_000),
       maxStreamsPerKey: readInteger(env, 'SWITCHYARD_MAX_STREAMS_PER_KEY', defaultHttpLimits.maxStreamsPerKey, 1, 1_000_000),
+      maxSocketsPerKey: readInteger(env, 'SWITCHYARD_MAX_SOCKETS_PER_KEY', defaultHttpLimits.maxSocketsPerKey, 1, 1_000_000),
+      socketIdleTimeoutMs: readInteger(env, 'SWITCHYARD_SOCKET_IDLE_TIMEOUT_MS', defaultHttpLimits.socketIdleTimeoutMs, 1000, 86_400_000),
     },
     telegram: readTelegramConfig(env),
     corsOrigins: readCorsOrigins(env),
     passThrough: readSwitch(env, 'SWITCHYARD_PASS_THROUGH', true),
+    responses: {
+      retentionDays: readInteger(env, 'SWITCHYARD_RESPONSE_RETENTION_DAYS', defaultResponseStorage.retentionDays, 1, 3650),
+      maxStoredBytes: readInteger(env, 'SWITCHYARD_RESPONSE_MAX_STORED_BYTES', defaultResponseStorage.maxStoredBytes, 1024, 1024 * 1024 * 1024),
+    },
   };
 }
 

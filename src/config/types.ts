@@ -27,13 +27,59 @@ export interface ProviderConnectionLimits {
   queueTimeoutMs: number;
 }
 
+/**
+ * How a provider authenticates, by kind rather than by a bare key string, so that a transport
+ * must say what it does with each kind (a switch over `kind` that misses one does not compile):
+ * - `none`: nothing sent (a local vLLM or Ollama, or a provider whose key variable is unset);
+ * - `api-key-header`: the key in a header of the vendor's naming (`x-api-key` for Anthropic,
+ *   `x-goog-api-key` for Gemini, `api-key` for Azure OpenAI), after `scheme` when there is one
+ *   (fal.ai: `authorization: Key …`);
+ * - `bearer`: `authorization: Bearer <token>` (OpenAI and the OpenAI-compatible servers);
+ * - `google-service-account`: a Google service account key (Vertex AI), exchanged for short-lived
+ *   OAuth tokens sent as bearer tokens (`providers/shared/google-access-token.ts`).
+ */
+export type ProviderAuth =
+  | { kind: 'none' }
+  | { kind: 'api-key-header'; header: string; key: string; scheme?: string }
+  | { kind: 'bearer'; token: string }
+  | {
+      kind: 'google-service-account';
+      /** For error messages: which provider's credential failed. */
+      providerId: string;
+      clientEmail: string;
+      privateKey: string;
+      privateKeyId?: string;
+      /** Where the signed assertion is exchanged for an access token (the key file's `token_uri`). */
+      tokenUri: string;
+    };
+
+/**
+ * The cloud that hosts a protocol, when it is not the vendor's own API: the same wire with another
+ * URL shape and authentication. Azure OpenAI speaks `openai`: its v1 API
+ * (`https://{resource}.openai.azure.com/openai/v1`) is OpenAI's paths under that base; with
+ * `apiVersion`, the deployment API (`{base}/deployments/{deployment}/chat/completions?api-version=`,
+ * base `https://{resource}.openai.azure.com/openai`), the endpoint's `model` naming the deployment.
+ * Both take the key in an `api-key` header.
+ */
+export type ProviderPlatform =
+  | { kind: 'azure'; apiVersion?: string }
+  /**
+   * Google Vertex AI, hosting `gemini` (publisher google) and `anthropic` (publisher anthropic):
+   * the model's method under `{base_url}/v1/projects/{project}/locations/{location}/publishers/…`;
+   * base_url `https://aiplatform.googleapis.com` (location `global`) or `https://{region}-aiplatform.googleapis.com`.
+   */
+  | { kind: 'vertex'; project: string; location: string };
+
 export interface ProviderConfig {
   id: string;
   name: string;
   api: ProviderApi;
   /** Follows the vendor SDK's convention: openai and gemini include the version, anthropic not. */
   baseUrl: string;
-  apiKey: string;
+  /** How each upstream request proves who sends it (`providers/shared/auth-headers.ts`). */
+  auth: ProviderAuth;
+  /** Absent: the vendor's own API. */
+  platform?: ProviderPlatform;
   /** The environment variable `api_key` names in the config file, to tell the operator what to set. */
   apiKeyVariable?: string;
   /** False when the provider has no API key configured: its endpoints are listed but not routed. */
@@ -149,6 +195,16 @@ export interface ServerConfig {
    * (`SWITCHYARD_PASS_THROUGH`, default on); false translates every request.
    */
   passThrough?: boolean;
+  /** Stored Responses (`store: true`); `api/responses/response-storage-settings.ts` defaults when absent. */
+  responses?: ResponseStorageConfig;
+}
+
+/** How long stored Responses are kept, and how large one may be. */
+export interface ResponseStorageConfig {
+  /** `SWITCHYARD_RESPONSE_RETENTION_DAYS`, default 30. */
+  retentionDays: number;
+  /** `SWITCHYARD_RESPONSE_MAX_STORED_BYTES`: input items plus Response object, JSON; default 16 MiB. */
+  maxStoredBytes: number;
 }
 
 export interface TelegramConfig {

@@ -22,6 +22,7 @@ export const errorCatalog = {
   messenger_link_required: { status: 403, when: 'a free model without a linked messenger account' },
   forbidden: { status: 403, when: 'an ordinary key on a management endpoint' },
   not_found: { status: 404, when: 'unknown route, or an id the caller may not see' },
+  previous_response_not_found: { status: 404, when: '`previous_response_id` unknown, deleted, expired, or another account’s (or another key’s, for an ordinary key)' },
   method_not_allowed: { status: 405, when: 'known path, wrong method (with `Allow`)' },
   request_timeout: { status: 408, when: 'headers or body not received within the timeouts (see "Timeouts and bounds")' },
   expectation_failed: { status: 417, when: 'an `Expect` header other than `100-continue`' },

@@ -1,5 +1,6 @@
 import { clientErrorType, type ErrorStyle } from './client-error-type.js';
 import type { GatewayError } from './gateway-error.js';
+import { renderGoogleError } from './render-google-error.js';
 
 export type { ErrorStyle } from './client-error-type.js';
 
@@ -10,6 +11,7 @@ export function renderError(error: GatewayError, requestId: string, style: Error
     status: error.status,
     metadata: { ...error.metadata, request_id: requestId },
   };
+  if (style === 'gemini') return renderGoogleError(error.code, error.message, error.status, body.metadata);
   if (style === 'anthropic') {
     return { type: 'error', error: { ...body, type: clientErrorType('anthropic', error.status, error.code) }, request_id: requestId };
   }

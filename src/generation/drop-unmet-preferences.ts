@@ -28,6 +28,8 @@ const noneOmitted: readonly string[] = Object.freeze([]);
 const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest) => void>> = {
   web_search: (request) => delete request.webSearch,
   reasoning: (request) => delete request.reasoning,
+  // Gemini clients send topK by default (Gemini CLI: 64); OpenAI has no top_k.
+  top_k: (request) => delete request.topK,
 };
 
 /**

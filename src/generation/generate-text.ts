@@ -12,7 +12,7 @@ import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
 import type { Usage } from '../core/usage.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 import { explainNoProvider } from '../routing/explain-no-provider.js';
@@ -37,7 +37,8 @@ export interface TextGenerationInput {
   principal: Principal;
   call: DecodedTextCall;
   requestId: string;
-  api: Extract<ApiEndpoint, 'chat' | 'responses' | 'messages'>;
+  /** The inbound style; Gemini's `generateContent` serves the text models of `chat`. */
+  api: Extract<ApiEndpoint, 'chat' | 'responses' | 'messages'> | 'gemini';
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /**
@@ -76,7 +77,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     selected = selectCandidates({
       catalog: context.catalog,
       route: input.call.route,
-      api: input.api,
+      api: input.api === 'gemini' ? 'chat' : input.api,
       parameters: input.call.parameters,
       stream: input.call.request.stream,
       principal,

@@ -5,7 +5,7 @@ import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
 import type { EndpointPricing } from '../config/types.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
 import { tagSignature } from './tag-signatures.js';
 

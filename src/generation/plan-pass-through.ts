@@ -1,11 +1,13 @@
 import type { TextProviderApi } from '../config/types.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { Candidate } from '../routing/candidate.js';
+import { planGeminiPassThrough } from './plan-gemini-pass-through.js';
 import { readSignatureTag } from './tag-signatures.js';
 
 /**
  * The native pass-through (docs/api-decisions.md, "Native pass-through"): when the client's style
- * is the chosen endpoint's own protocol (Messages → anthropic, Chat Completions → openai), the
+ * is the chosen endpoint's own protocol (Messages → anthropic, Chat Completions → openai, Gemini's
+ * generateContent → gemini), the
  * client's body goes to the provider as it came, but for what the gateway must set, and the
  * provider's answer comes back in the style's official shape (the protocol's relay reads the
  * vendor's dialect), with the gateway's id, model and cost. The request
@@ -47,6 +49,8 @@ export function planPassThrough(input: PassThroughInput | undefined, candidate: 
   if (!input) return undefined;
   const { body, rules } = input;
   if (candidate.provider.api !== rules.protocol || candidate.provider.passThrough === false) return undefined;
+  // Gemini's conversation is `contents`, its fields in either of Google's spellings.
+  if (rules.protocol === 'gemini') return planGeminiPassThrough(body, rules, candidate, request);
   for (const field in body) if (!rules.forwardable.has(field)) return undefined;
   if (request.reasoning && !candidate.endpoint.supportedParameters.includes('reasoning')) return undefined;
   const messages = rules.protocol === 'openai' ? chatMessagesForwardable(body.messages) : messagesWithOwnSignatures(body.messages, rules.protocol);

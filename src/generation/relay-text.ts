@@ -9,7 +9,7 @@ import type { Usage } from '../core/usage.js';
 import type { CallContext, RelayCall, TextRelay } from '../providers/provider-adapter.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import type { PassThroughPlan } from './plan-pass-through.js';
 import { tagSignature } from './tag-signatures.js';

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthLevel;
     errorStyle?: ErrorStyle;
+    /** The key may also come as `?key=` (Google's API-key query parameter), for the Gemini style. */
+    keyInQuery?: boolean;
   }
   interface FastifyInstance {
     /** Every route as declared (method and URL pattern), collected for the OpenAPI test. */

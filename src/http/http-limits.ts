@@ -17,6 +17,10 @@ export interface HttpLimits {
   maxLargeUploads: number;
   /** Streams one key may hold open at once; more are answered 429 (SWITCHYARD_MAX_STREAMS_PER_KEY). */
   maxStreamsPerKey: number;
+  /** Responses WebSocket connections one key may hold open at once (SWITCHYARD_MAX_SOCKETS_PER_KEY). */
+  maxSocketsPerKey: number;
+  /** A Responses WebSocket with no message and no response under way this long is closed (SWITCHYARD_SOCKET_IDLE_TIMEOUT_MS). */
+  socketIdleTimeoutMs: number;
 }
 
 export const defaultHttpLimits: HttpLimits = {
@@ -27,4 +31,6 @@ export const defaultHttpLimits: HttpLimits = {
   largeUploadBytes: 1024 * 1024,
   maxLargeUploads: 8,
   maxStreamsPerKey: 200,
+  maxSocketsPerKey: 20,
+  socketIdleTimeoutMs: 300_000,
 };

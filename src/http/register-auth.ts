@@ -10,7 +10,7 @@ export function registerAuth(app: FastifyInstance, context: AppContext): void {
   app.addHook('onRequest', async (request) => {
     const level = request.routeOptions.config?.auth ?? 'none';
     if (level === 'none') return;
-    const presented = readPresentedKey(request.headers);
+    const presented = readPresentedKey(request.headers) ?? (request.routeOptions.config?.keyInQuery ? readQueryKey(request.query) : undefined);
     if (level === 'admin') {
       // Without SWITCHYARD_ADMIN_TOKEN the admin API does not exist (docs/api-decisions.md §1).
       const token = context.config.server.adminToken;
@@ -24,4 +24,10 @@ export function registerAuth(app: FastifyInstance, context: AppContext): void {
       throw new GatewayError('forbidden', 'This endpoint needs a management key');
     }
   });
+}
+
+/** `?key=…`, as Google's APIs take an API key. */
+function readQueryKey(query: unknown): string | undefined {
+  const key = typeof query === 'object' && query !== null ? (query as Record<string, unknown>).key : undefined;
+  return typeof key === 'string' && key !== '' ? key : undefined;
 }

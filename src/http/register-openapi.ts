@@ -10,6 +10,8 @@ export function isUndocumentedRoute(url: string): boolean {
 function tagOf(url: string): string {
   if (url === '/health' || url === '/ready' || url === '/metrics') return 'operations';
   if (url.startsWith('/admin') || url.startsWith('/v1/admin')) return 'admin';
+  // Gemini's style: models/{model}:{action}, and its model list.
+  if (url.startsWith('/v1beta/') || url === '/v1/models/*') return 'generation';
   const segment = url.split('/')[2] ?? '';
   if (['chat', 'responses', 'messages'].includes(segment)) return 'generation';
   if (['audio', 'images', 'media', 'videos'].includes(segment)) return 'media';
@@ -49,6 +51,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         securitySchemes: {
           bearerKey: { type: 'http', scheme: 'bearer', description: 'An API key (`sy_…`)' },
           xApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key, for Anthropic-style clients' },
+          googApiKey: { type: 'apiKey', in: 'header', name: 'x-goog-api-key', description: 'An API key, for Gemini clients' },
+          googKeyQuery: { type: 'apiKey', in: 'query', name: 'key', description: 'An API key as Google’s APIs take it (Gemini style only)' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_TOKEN' },
         },
       },
@@ -58,7 +62,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       const options = route as RouteOptions;
       const auth = options.config?.auth;
       const documented: Record<string, unknown> = { ...(schema as Record<string, unknown>), tags: [tagOf(url)] };
-      const security = securityOf(auth);
+      const security = options.config?.keyInQuery ? [{ bearerKey: [] }, { xApiKey: [] }, { googApiKey: [] }, { googKeyQuery: [] }] : securityOf(auth);
       if (security) documented.security = security;
       if (isUndocumentedRoute(url)) documented.hide = true;
       const example = openApiExamples[`${String(options.method)} ${url}`];

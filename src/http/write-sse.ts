@@ -5,6 +5,8 @@ export interface SseOptions {
   /** Sent when nothing else was written for `heartbeatMs` (an SSE comment, or Anthropic's ping). */
   heartbeatFrame: string;
   heartbeatMs: number;
+  /** Default `text/event-stream; charset=utf-8`; a stream of another framing names its own. */
+  contentType?: string;
   /** Called if writing fails after the headers went out (the client went away mid-write). */
   onWriteError?: (error: unknown) => void;
 }
@@ -18,7 +20,7 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   const raw = reply.raw;
   reply.hijack();
   raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': options.contentType ?? 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { imageAdapterOf } from '../providers/media-adapters.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import type { TaskRecord } from '../tasks/task-types.js';
 import { downloadGeneratedImage } from './download-generated-image.js';
 import { imageTaskKind, type ImageTaskInput } from './image-task-input.js';

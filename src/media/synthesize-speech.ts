@@ -6,7 +6,7 @@ import { countSpeechCharacters, type SpeechRequest } from '../core/speech-reques
 import { admitRequest } from '../limits/admit-request.js';
 import { speechAdapterOf } from '../providers/media-adapters.js';
 import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { planSpeech } from './plan-speech.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 

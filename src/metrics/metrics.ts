@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { sharedEventLoopMonitor, type EventLoopSample } from './monitor-event-loop.js';
 
 /** What the collect-time gauges read when Prometheus scrapes; all of it is this instance's view. */

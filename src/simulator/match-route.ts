@@ -1,6 +1,8 @@
 import { anthropicProtocol } from './anthropic-protocol.js';
+import { azureOpenaiProtocol } from './azure-openai-protocol.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
+import { vertexAnthropicProtocol, vertexGeminiProtocol } from './vertex-protocols.js';
 import { matchVideoRoute, type VideoRoute } from './match-video-route.js';
 import { matchMediaRoute, type MediaRoute } from './match-media-route.js';
 import type { ProtocolAdapter, ProtocolRoute } from './protocol-adapter.js';
@@ -10,9 +12,11 @@ export type RouteMatch =
   | { kind: 'protocol'; adapter: ProtocolAdapter; route: ProtocolRoute }
   | { kind: 'video'; route: VideoRoute }
   | { kind: 'media'; route: MediaRoute }
+  | { kind: 'google-token' }
   | { kind: 'not-found' };
 
 const GEMINI_PREFIX = '/gemini/v1beta/models/';
+const AZURE_DEPLOYMENT_CHAT = /^\/azure\/openai\/deployments\/([^/]+)\/chat\/completions$/;
 
 /** Maps a method and path onto the simulator's handlers; each base URL follows its vendor SDK. */
 export function matchRoute(method: string, pathname: string, query: URLSearchParams): RouteMatch {
@@ -22,7 +26,17 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   const media = matchMediaRoute(method, pathname);
   if (media) return { kind: 'media', route: media };
   if (method !== 'POST') return { kind: 'not-found' };
+  if (pathname === '/google/token') return { kind: 'google-token' };
+  const vertex = VERTEX_MODEL_METHOD.exec(pathname);
+  if (vertex) return matchVertexRoute(vertex[1]!, decodeModel(vertex[2]!), vertex[3]!, query);
   if (pathname === '/openai/v1/chat/completions') return { kind: 'protocol', adapter: openaiProtocol, route: {} };
+  if (pathname === '/azure/openai/v1/chat/completions') return { kind: 'protocol', adapter: azureOpenaiProtocol, route: {} };
+  const deployment = AZURE_DEPLOYMENT_CHAT.exec(pathname);
+  // Azure's deployment API answers 404 without an api-version.
+  if (deployment && query.has('api-version')) {
+    const model = decodeModel(deployment[1]!);
+    return model === undefined ? { kind: 'not-found' } : { kind: 'protocol', adapter: azureOpenaiProtocol, route: { model } };
+  }
   if (pathname === '/anthropic/v1/messages') return { kind: 'protocol', adapter: anthropicProtocol, route: {} };
   if (pathname === '/anthropic/v1/messages/count_tokens') return { kind: 'protocol', adapter: anthropicProtocol, route: { countTokens: true } };
   if (pathname.startsWith(GEMINI_PREFIX)) {
@@ -39,6 +53,21 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
       return { kind: 'protocol', adapter: geminiProtocol, route: { model, stream: true, framing } };
     }
   }
+  return { kind: 'not-found' };
+}
+
+/** `/vertex/v1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{method}`. */
+const VERTEX_MODEL_METHOD = /^\/vertex\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)$/;
+
+function matchVertexRoute(publisher: string, model: string | undefined, action: string, query: URLSearchParams): RouteMatch {
+  if (model === undefined) return { kind: 'not-found' };
+  if (publisher === 'google') {
+    if (action === 'generateContent') return { kind: 'protocol', adapter: vertexGeminiProtocol, route: { model, stream: false } };
+    if (action === 'streamGenerateContent') return { kind: 'protocol', adapter: vertexGeminiProtocol, route: { model, stream: true, framing: query.get('alt') === 'sse' ? 'sse-crlf' : 'json-array' } };
+    return { kind: 'not-found' };
+  }
+  if (action === 'rawPredict') return { kind: 'protocol', adapter: vertexAnthropicProtocol, route: { model, stream: false } };
+  if (action === 'streamRawPredict') return { kind: 'protocol', adapter: vertexAnthropicProtocol, route: { model, stream: true } };
   return { kind: 'not-found' };
 }
 

@@ -22,6 +22,10 @@ export interface SimulatorOptions {
   /** When set, every protocol request must carry this key in the protocol's auth header. */
   apiKey?: string;
   /** Time from a video submission to the finished video (progress in between). Default 1000 ms. */
+  /** The public key (PEM) of the service account whose signed assertions `POST /google/token` accepts (Vertex AI). */
+  googleServiceAccountPublicKey?: string;
+  /** Lifetime of the access tokens it issues, in seconds (default 3600). */
+  googleTokenLifetimeSeconds?: number;
   videoDurationMs?: number;
   /** Delay before answering a video status poll, so overlapping polls of one job show. Default 0. */
   videoPollLatencyMs?: number;
@@ -87,6 +91,8 @@ export interface SimulatorStats {
   videos?: VideoStats;
   /** fal queue jobs (submissions, status polls, result fetches, file downloads); present in `stats()` of a running simulator. */
   fal?: FalStats;
+  /** Access tokens the Google token endpoint (`POST /google/token`) issued; present in `stats()` of a running simulator. */
+  googleTokensIssued?: number;
 }
 
 /** A protocol request as it reached the simulator (recorded when its body is JSON). */

@@ -10,6 +10,7 @@ import { handleVideoRequest } from './handle-video-request.js';
 import { VideoJobStore } from './video-jobs.js';
 import { FalJobStore } from './fal-jobs.js';
 import { handleMediaRequest } from './handle-media-request.js';
+import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -42,8 +43,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const falJobs = new FalJobStore(options.imageJobDurationMs ?? 0);
   const mediaState = { falJobs, apiKey: settings.apiKey, faults, stats, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
+  const googleTokens = createGoogleTokenState(options.googleServiceAccountPublicKey, options.googleTokenLifetimeSeconds);
   const control = {
-    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats() }),
+    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats(), googleTokensIssued: googleTokens.issued }),
     lastRequest: (protocol: SimulatorProtocol) => lastByProtocol.get(protocol),
     reset() {
       received = [];
@@ -52,6 +54,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       faults.clear();
       videoJobs.reset();
       falJobs.reset();
+      googleTokens.issued = 0;
     },
     setFault: faults.add,
     clearFaults: faults.clear,
@@ -76,6 +79,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
     if (match.kind === 'video') return handleVideoRequest(request, response, match.route, query, videoState);
     if (match.kind === 'media') return handleMediaRequest(request, response, match.route, query, mediaState);
+    if (match.kind === 'google-token') return handleGoogleToken(request, response, googleTokens);
     request.resume();
     sendJson(response, 404, { error: { message: `no simulator route for ${request.method} ${pathname}` } });
   }

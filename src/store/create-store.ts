@@ -24,6 +24,11 @@ export interface Store {
   schema?: string;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
+  /**
+   * True from the first failed call (or lost connection) of an outage until the database has
+   * answered again for a while; never on SQLite. Costs nothing: no query is made.
+   */
+  isDown(): boolean;
   close(): Promise<void>;
 }
 
@@ -94,6 +99,7 @@ function openSqlite(path: string): Store {
     dialect: 'sqlite',
     sqlite: database,
     ping: () => ping(db),
+    isDown: () => false,
     close: () => db.destroy(),
   };
 }
@@ -157,8 +163,12 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   // checked out (by Kysely or the settlement writer): an 'error' event then, with no listener,
   // would crash the process. Every client gets a listener of its own for its whole life; the
   // failed query rejects, the client is discarded on release, and the pool opens fresh ones.
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  pool.on('error', () => undefined);
+  // A connection lost while idle (a restart, a failover) starts the outage as a failed query does.
+  const lost = (error: unknown) => {
+    if (isDatabaseUnreachable(error)) outages.failed(error);
+  };
+  pool.on('connect', (client) => client.on('error', lost));
+  pool.on('error', lost);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -166,6 +176,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     pool,
     schema: options.schema,
     ping: () => ping(db),
+    isDown: () => outages.down,
     close: () => {
       outages.close();
       return db.destroy();

@@ -19,6 +19,7 @@ export interface Database {
   tasks: TasksTable;
   instances: InstancesTable;
   media_files: MediaFilesTable;
+  stored_responses: StoredResponsesTable;
 }
 
 export interface InstancesTable {
@@ -186,6 +187,19 @@ export interface MediaFilesTable {
   content_type: string;
   size: Int;
   data: Buffer;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A stored Response (see the 2026-11-25-1930 migration): JSON text of its input items and Response object. */
+export interface StoredResponsesTable {
+  id: string;
+  account_id: string;
+  api_key_id: string;
+  model: string;
+  input_items: string;
+  response: string;
+  size: Int;
   created_at: string;
   expires_at: string;
 }

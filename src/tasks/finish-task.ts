@@ -1,11 +1,9 @@
 import type { AppContext } from '../app-context.js';
-import { rollUpRequests } from '../billing/roll-up-requests.js';
+import { settleInTransaction } from '../billing/settle-in-transaction.js';
 import { readIdTime } from '../core/id-time.js';
-import { settleReservation } from '../store/repositories/ledger.js';
-import { insertRequests, type RequestRecord } from '../store/repositories/requests.js';
+import type { RequestRecord } from '../billing/request-record.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
-import { addUsageRollups } from '../store/repositories/usage-rollups.js';
 import type { TaskRecord } from './task-types.js';
 
 export type TaskEnding =
@@ -13,11 +11,13 @@ export type TaskEnding =
   | { status: 'failed'; error: string; errorCode: string };
 
 /**
- * Ends a task in one transaction: the compare-and-set to its terminal state, the settlement of
- * its reservation (the cost, at most what was reserved; nothing on failure) and its request log
- * row with the usage rollup. Either all of it happens once or none of it does: a second caller
- * (another instance whose lease ran out, a retry after a lost commit) finds the task terminal
- * and changes nothing. Answers the amount charged, or null when someone else ended the task.
+ * Ends a task in one transaction: the compare-and-set to its terminal state, then the
+ * settlement of its reservation with its request log row and usage rollup through the books'
+ * one settle rule (the cost, from the reservation first and then the free funds; what they
+ * cannot cover is booked uncollected; nothing on failure). Either all of it happens once or
+ * none of it does: a second caller (another instance whose lease ran out, a retry after a lost
+ * commit) finds the task terminal and changes nothing. Answers the amount charged, or null when
+ * someone else ended the task.
  */
 export async function endTask(
   context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
@@ -26,33 +26,30 @@ export async function endTask(
   options: { rowVersion?: number; endpoint: string },
 ): Promise<bigint | null> {
   const now = context.clock.now();
-  const wanted = ending.status === 'completed' ? (ending.cost < task.reserved || task.reservationId === null ? ending.cost : task.reserved) : 0n;
+  const cost = ending.status === 'completed' ? ending.cost : 0n;
   // Rolled back whole on a conflict, so run again; the compare-and-set keeps it once.
   return retryOnConflict(() => context.store.db.transaction().execute(async (trx) => {
     const won = await finishTask(trx, {
       id: task.id,
       rowVersion: options.rowVersion,
       status: ending.status,
-      cost: wanted,
+      cost,
       error: ending.status === 'failed' ? ending.error : null,
       result: ending.status === 'completed' ? ending.result : null,
       progress: ending.status === 'completed' ? 100 : task.progress,
       now: now.toISOString(),
     });
     if (!won) return null;
-    let charged = 0n;
-    if (task.reservationId !== null) {
-      const settled = await settleReservation(trx, { reservationId: task.reservationId, cost: wanted, ledgerId: context.createId('led'), createdAt: now.toISOString() });
-      // Null: the reservation outlived its bound and the sweeper released it; nothing can be charged.
-      charged = settled ?? 0n;
-    }
-    if (charged !== wanted) await setTaskCost(trx, task.id, charged);
-    const record = toRequestRecord(task, ending, charged, now, options.endpoint);
-    // A row already under this id (written by an older version) keeps the statistics as they are.
-    if ((await insertRequests(trx, [record])).length === 1) {
-      const deltas = rollUpRequests([record]);
-      if (deltas.length > 0) await addUsageRollups(trx, deltas);
-    }
+    const record = toRequestRecord(task, ending, cost, now, options.endpoint);
+    const [outcome] = await settleInTransaction(context.store, trx, {
+      items: [{ row: record, settlement: { reservationId: task.reservationId, accountId: task.accountId, keyId: task.keyId, requestId: record.id, cost } }],
+      createdAt: now.toISOString(),
+      ledgerId: () => context.createId('led'),
+    });
+    // Not applied: a row under this id was already logged (an older version wrote it), and the
+    // books never settle a logged request twice; its reservation is released when it expires.
+    const charged = outcome.applied ? outcome.charged : 0n;
+    if (charged !== cost) await setTaskCost(trx, task.id, charged);
     return charged;
   }));
 }

@@ -135,6 +135,24 @@ describe.each(testDatabases())('task engine on $name', ({ url }) => {
     expect(charges).toHaveLength(12);
   });
 
+  it('settles a task through the books\' one rule: a cost above its reservation comes from the free funds, and what they cannot cover is uncollected', async () => {
+    const [first] = instances.contexts;
+    // 3 USD: 1 reserved by the first task, then 2 free.
+    const accountId = await fundedAccount(first, 3);
+    const above = await createSubmittedTask(first, accountId, 'race', 1_000_000_000n);
+    expect(await endTask(first, above, { status: 'completed', cost: 1_500_000_000n, result: {} }, { endpoint: '/test' })).toBe(1_500_000_000n);
+    expect(await money(first, accountId)).toEqual({ reserved: 0n, usage: 1_500_000_000n });
+    // 1.5 USD left, 1 of it reserved; the task costs 2: 1.5 charged, 0.5 uncollected.
+    const short = await createSubmittedTask(first, accountId, 'race', 1_000_000_000n);
+    expect(await endTask(first, short, { status: 'completed', cost: 2_000_000_000n, result: {} }, { endpoint: '/test' })).toBe(1_500_000_000n);
+    expect(await money(first, accountId)).toEqual({ reserved: 0n, usage: 3_000_000_000n });
+    expect(await first.tasks.find(accountId, short.id)).toMatchObject({ status: 'completed', cost: 1_500_000_000n });
+    const uncollected = await first.store.db.selectFrom('ledger_entries').select('amount').where('account_id', '=', accountId).where('kind', '=', 'uncollected').execute();
+    expect(uncollected.map((entry) => BigInt(entry.amount))).toEqual([500_000_000n]);
+    const logged = await first.store.db.selectFrom('requests').select('cost').where('account_id', '=', accountId).execute();
+    expect(logged.map((row) => BigInt(row.cost)).sort()).toEqual([1_500_000_000n, 1_500_000_000n]);
+  });
+
   it('ends a task exactly once when two callers race to end it', async () => {
     const [first, second] = instances.contexts;
     const accountId = await fundedAccount(first, 10);

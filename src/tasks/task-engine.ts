@@ -12,6 +12,7 @@ import {
   releaseTaskLease,
   rerouteUnsubmittedTask,
 } from '../store/repositories/tasks.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { endTask, type TaskEnding } from './finish-task.js';
 import { defaultTaskSchedule, planBackoffDelay, planPendingDelay } from './plan-next-poll.js';
 import type { PollOutcome, TaskHandler, TaskRecord, TaskSchedule, TaskStatus } from './task-types.js';
@@ -224,7 +225,10 @@ export class TaskEngine {
       this.runOnce()
         .then((claimed) => this.schedule(claimed >= this.batchSize ? 0 : this.idleMs))
         .catch((error: unknown) => {
-          this.getContext().logger.error({ err: error }, 'task round failed');
+          // A database that cannot answer is one outage episode, warned once by the store
+          // (store/log-outage-episodes.ts), not an error line per round.
+          if (isDatabaseUnavailable(error)) this.getContext().logger.debug({ err: error }, 'task round failed: the database cannot answer');
+          else this.getContext().logger.error({ err: error }, 'task round failed');
           this.schedule(this.idleMs);
         });
     }, delayMs);

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 /** Where `.ci/run` installs the agent CLIs (`npm ci --prefix test/agents/cli`); kept out of the root install for their size. */
 export const agentCliDirectory = resolve('test/agents/cli');
 
-export type AgentCli = 'claude' | 'codex' | 'qwen' | 'pi';
+export type AgentCli = 'claude' | 'codex' | 'qwen' | 'pi' | 'gemini';
 
 export function agentCliPath(name: AgentCli): string {
   return join(agentCliDirectory, 'node_modules', '.bin', name);

@@ -103,6 +103,32 @@ describe.runIf(agentCliAvailable('codex'))('Codex CLI through the gateway', () =
     });
   }
 
+  it('talks to the gateway over the Responses WebSocket when its provider config allows it', { timeout: 120_000 }, async () => {
+    const work = makeTempDirectory('switchyard-codex-work-');
+    let upgrades = 0;
+    let posts = 0;
+    const countUpgrade = () => void (upgrades += 1);
+    const countPost = (request: { method?: string; url?: string }) => void (posts += request.method === 'POST' && request.url?.startsWith('/v1/responses') ? 1 : 0);
+    gateway.test.app.server.on('upgrade', countUpgrade);
+    gateway.test.app.server.on('request', countPost);
+    try {
+      const run = await runCli(
+        agentCliPath('codex'),
+        ['exec', '--skip-git-repo-check', '-c', 'model_providers.switchyard.supports_websockets=true', '--model', 'sim/anthropic-model', 'Say hello [[sim-text:Hello over a socket]]'],
+        { cwd: work.path, env: { HOME: home.path, CODEX_HOME: join(home.path, 'codex'), SWITCHYARD_API_KEY: gateway.key } },
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout.trim()).toBe('Simulated reply from claude-sim: Hello over a socket');
+      // Served over the socket: no fallback to POST /v1/responses.
+      expect(upgrades).toBeGreaterThan(0);
+      expect(posts).toBe(0);
+    } finally {
+      gateway.test.app.server.off('upgrade', countUpgrade);
+      gateway.test.app.server.off('request', countPost);
+      work.remove();
+    }
+  });
+
   it('settled every request of the runs above: charged, nothing left reserved', async () => {
     const money = await readAccountMoney(gateway);
     expect(money.reserved).toBe(0n);

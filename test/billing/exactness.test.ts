@@ -70,6 +70,8 @@ for (const database of testDatabases()) {
       // An aborted client's request may still be on its way through the gateway: wait for its row.
       for (let attempt = 0; attempt < 100; attempt += 1) {
         await gateway.test.context.requestLog.flush();
+        // At rest, this instance's leases (docs/leases.md) go back: any amount still reserved is a leak.
+        await gateway.test.context.ledger.returnLeases();
         const open = await db.selectFrom('reservations').select('id').execute();
         const rows = await db.selectFrom('requests').select('id').where('account_id', '=', gateway.accountId).execute();
         if (open.length === 0 && rows.length >= work.length) break;

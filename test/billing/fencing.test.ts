@@ -14,7 +14,7 @@ for (const database of testDatabases()) {
   describe(`fencing a paused instance on ${database.name}`, () => {
     let gateway: SimulatedGateway;
     beforeAll(async () => {
-      gateway = await startSimulatedGateway({ databaseUrl: database.url, credits: 1, simulator: { latencyMs: 400 } });
+      gateway = await startSimulatedGateway({ databaseUrl: database.url, credits: 1, simulator: { latencyMs: 1_500 } });
     });
     afterAll(async () => gateway?.close());
 
@@ -25,6 +25,15 @@ for (const database of testDatabases()) {
         { instanceId: createId('ins'), instanceTimeoutMs: 15_000 },
       ).sweep();
     const instanceRows = () => gateway.test.context.store.db.selectFrom('instances').select('id').where('id', '=', gateway.test.context.ledger.options.instanceId).execute();
+
+    const waitForOpenReservations = async (count: number) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const rows = await gateway.test.context.store.db.selectFrom('reservations').select('id').execute();
+        if (rows.length >= count || Date.now() > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
 
     const inFlight = (key: string, text: string, stream: boolean) =>
       sendJson(gateway, key, 'POST', '/v1/chat/completions', {
@@ -47,7 +56,9 @@ for (const database of testDatabases()) {
       it(`charges the actual cost of requests whose reservation was swept, never zero (${stream ? 'stream' : 'JSON'})`, async () => {
         const before = await readAccountMoney(gateway);
         const requests = [inFlight(gateway.key, 'hello there', stream), inFlight(gateway.key, 'general kenobi', stream)];
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        // Both requests reserved and waiting on the (slow) provider: on a busy machine that takes
+        // longer than any fixed pause, so wait for the two rows themselves.
+        await waitForOpenReservations(2);
         expect((await readAccountMoney(gateway)).reserved).toBeGreaterThan(0n);
         expect(await sweepFromAnotherInstance()).toBe(2);
         expect(await instanceRows()).toEqual([]);

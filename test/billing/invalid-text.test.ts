@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createId } from '../../src/core/ids.js';
-import type { RequestRecord } from '../../src/store/repositories/requests.js';
+import type { RequestRecord } from '../../src/billing/request-record.js';
 import { sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
 

@@ -5,8 +5,14 @@ import { testDatabases } from '../helpers/test-databases.js';
 
 const parallel = 200;
 
+/**
+ * The account at rest: the books flushed and this instance's leases (docs/leases.md) given
+ * back, so that every amount still reserved would be a leak.
+ */
 async function totals(gateway: SimulatedGateway, accountId: string) {
   const { db } = gateway.test.context.store;
+  await gateway.test.context.requestLog.flush();
+  await gateway.test.context.ledger.returnLeases();
   const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
   const charges = await sql<{ total: bigint | number | string | null }>`select sum(amount) as total from ledger_entries where account_id = ${accountId} and kind = 'charge'`.execute(db);
   const credits = await sql<{ total: bigint | number | string | null }>`select sum(amount) as total from ledger_entries where account_id = ${accountId} and kind = 'credit'`.execute(db);
@@ -84,6 +90,8 @@ for (const database of testDatabases()) {
         expect(result.status).toBe(402);
         expect(result.body.error.metadata.limit_type).toBe('key_limit');
       }
+      await gateway.test.context.requestLog.flush();
+      await gateway.test.context.ledger.returnLeases();
       const row = await gateway.test.context.store.db.selectFrom('api_keys').selectAll().where('id', '=', data.id).executeTakeFirstOrThrow();
       expect(BigInt(row.reserved)).toBe(0n);
       expect(BigInt(row.usage)).toBeLessThanOrEqual(BigInt(row.spend_limit!));

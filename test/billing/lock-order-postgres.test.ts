@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reserveOnce } from '../../src/store/repositories/reservations-fast.js';
-import { writeBooks } from '../../src/store/repositories/write-books.js';
+import { reserveOnce } from '../../src/billing/reserve-funds.js';
+import { writeBooks } from '../../src/billing/write-books.js';
 import type { Store } from '../../src/store/create-store.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RequestLog } from '../../src/billing/request-log.js';
 import { createId } from '../../src/core/ids.js';
 import type { Store } from '../../src/store/create-store.js';
-import type { RequestRecord } from '../../src/store/repositories/requests.js';
+import type { RequestRecord } from '../../src/billing/request-record.js';
 import { openTestStore } from '../helpers/open-test-store.js';
 import { testDatabases } from '../helpers/test-databases.js';
 

@@ -3,7 +3,7 @@ import { createAccount } from '../../src/accounts/create-account.js';
 import { createApiKey } from '../../src/accounts/create-api-key.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createId } from '../../src/core/ids.js';
-import { reserveOnce, type ReservationInput } from '../../src/store/repositories/reservations-fast.js';
+import { reserveOnce, type ReservationInput } from '../../src/billing/reserve-funds.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 import { testDatabases } from '../helpers/test-databases.js';
 

@@ -43,7 +43,7 @@ describe('config loading', () => {
   it('enables a built-in provider when its API key variable is set, and honours a base URL override', () => {
     const config = loadConfig({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }, tmpdir());
     const openai = config.providers.find((provider) => provider.id === 'openai');
-    expect(openai).toMatchObject({ enabled: true, apiKey: 'sk-test', baseUrl: 'http://127.0.0.1:9999/v1' });
+    expect(openai).toMatchObject({ enabled: true, auth: { kind: 'bearer', token: 'sk-test' }, baseUrl: 'http://127.0.0.1:9999/v1' });
   });
 
   it('reads the environment (port, host, database, admin token) with defaults', () => {
@@ -77,6 +77,43 @@ describe('config loading', () => {
     const message = loadError(testCatalogYaml.replace('api: anthropic', 'api: cohere'));
     expect(message).toContain('providers[1].api');
     expect(message).toContain('openai, anthropic, gemini');
+  });
+
+  it('reads an Azure OpenAI platform block, and refuses it on a protocol Azure does not serve, naming the field', () => {
+    const azure = testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: azure, api_version: "2024-10-21"}\n');
+    const provider = loadConfig({ SWITCHYARD_CONFIG: writeConfig(azure), }).providers[0];
+    expect(provider.platform).toEqual({ kind: 'azure', apiVersion: '2024-10-21' });
+    expect(provider.auth).toEqual({ kind: 'api-key-header', header: 'api-key', key: 'test-key' });
+    expect(loadError(testCatalogYaml.replace('api: anthropic', 'api: anthropic\n    platform: {kind: azure}'))).toContain('providers[1].platform.kind: azure serves the openai protocol');
+    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: azure, region: eu}\n'))).toContain('providers[0].platform: expected {kind: azure, api_version?} or {kind: vertex');
+  });
+
+  it('reads a Vertex AI platform block with a service account, and names the field of a bad one without echoing it', () => {
+    const vertex = (account: string) =>
+      testCatalogYaml.replace('    api: anthropic\n', `    api: anthropic\n    platform: {kind: vertex, project: p1, location: us-east5, service_account: '${account}'}\n`);
+    const account = JSON.stringify({ client_email: 'sa@p1.iam.gserviceaccount.com', private_key: 'PEM', token_uri: 'http://127.0.0.1:9/token' });
+    const provider = loadConfig({ SWITCHYARD_CONFIG: writeConfig(vertex(account)) }).providers[1];
+    expect(provider.platform).toEqual({ kind: 'vertex', project: 'p1', location: 'us-east5' });
+    expect(provider.auth).toMatchObject({ kind: 'google-service-account', clientEmail: 'sa@p1.iam.gserviceaccount.com', tokenUri: 'http://127.0.0.1:9/token' });
+    const bad = loadError(vertex('not-json-secret'));
+    expect(bad).toContain('providers[1].platform.service_account: expected the JSON of a service account key file');
+    expect(bad).not.toContain('not-json-secret');
+    expect(loadError(vertex('{}'))).toContain('client_email and private_key');
+    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: vertex, project: p, location: global}\n'))).toContain(
+      'providers[0].platform.kind: vertex serves the gemini and anthropic protocols',
+    );
+  });
+
+  it('lists the clouds in the built-in catalog, off until their credentials are set, at their list prices', () => {
+    const off = loadConfig({}, tmpdir());
+    for (const id of ['azure', 'google-vertex', 'google-vertex-anthropic']) expect(off.providers.find((provider) => provider.id === id)).toMatchObject({ enabled: false, auth: { kind: 'none' } });
+    expect(off.providers.find((provider) => provider.id === 'google-vertex')?.apiKeyVariable).toBe('VERTEX_SERVICE_ACCOUNT_JSON');
+    const on = loadConfig({ AZURE_OPENAI_API_KEY: 'az-key', AZURE_OPENAI_BASE_URL: 'https://res.openai.azure.com/openai/v1' }, tmpdir());
+    expect(on.providers.find((provider) => provider.id === 'azure')).toMatchObject({ enabled: true, platform: { kind: 'azure' }, auth: { kind: 'api-key-header', header: 'api-key', key: 'az-key' } });
+    const haiku = on.models.find((model) => model.id === 'anthropic/claude-haiku-4.5')!;
+    expect(haiku.endpoints.find((endpoint) => endpoint.provider === 'google-vertex-anthropic')).toMatchObject({ model: 'claude-haiku-4-5@20251001', pricing: { prompt: 1_000_000_000n, completion: 5_000_000_000n } });
+    const mini = on.models.find((model) => model.id === 'openai/gpt-4o-mini')!;
+    expect(mini.endpoints.find((endpoint) => endpoint.provider === 'azure')?.pricing.prompt).toBe(150_000_000n);
   });
 
   it('refuses a price of the wrong type with its path', () => {

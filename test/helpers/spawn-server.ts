@@ -7,13 +7,14 @@ export const switchyardBin = resolve('bin/switchyard.js');
 const children: ChildProcess[] = [];
 
 /**
- * Starts `switchyard serve` on a free port and resolves once it prints its listening line; the
- * shutdown drain is 0 unless `env` sets SWITCHYARD_SHUTDOWN_DRAIN_MS.
+ * Starts `switchyard serve` on a free port (or `env.PORT`) and resolves once it prints its
+ * listening line; the shutdown drain is 0 unless `env` sets SWITCHYARD_SHUTDOWN_DRAIN_MS;
+ * `nodeFlags` go to node itself (e.g. `--trace-gc`, which NODE_OPTIONS refuses).
  * Every server started here is killed by `killSpawnedServers` (call it in afterAll).
  */
-export function spawnServer(env: NodeJS.ProcessEnv, cwd?: string): Promise<{ child: ChildProcess; url: string }> {
+export function spawnServer(env: NodeJS.ProcessEnv, cwd?: string, nodeFlags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
   // No drain period unless a test asks for one: only a balancer needs `/ready` to say 503 first.
-  const child = spawn(process.execPath, [switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolvePromise, reject) => {
     let output = '';
@@ -30,6 +31,33 @@ export function spawnServer(env: NodeJS.ProcessEnv, cwd?: string): Promise<{ chi
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}: ${output}`));
+    });
+  });
+}
+
+/**
+ * Starts `switchyard simulate` in a process of its own, for load tests in which the simulator
+ * must not share the test's event loop with the clients and the balancer.
+ */
+export function spawnSimulator(options: { latencyMs: number; tokensPerSecond: number }): Promise<{ child: ChildProcess; url: string }> {
+  const args = [switchyardBin, 'simulate', '--port', '0', '--latency', String(options.latencyMs), '--tps', String(options.tokensPerSecond)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolvePromise, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`simulator did not start: ${output}`)), 120_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /simulator listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise({ child, url: match[1] });
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`simulator exited with ${code}: ${output}`));
     });
   });
 }

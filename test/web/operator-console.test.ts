@@ -26,7 +26,7 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
       credits: 10,
       configure: (config) => {
         // A provider listed without a key: the console must say so.
-        config.providers.push({ ...config.providers[0], id: 'sim-keyless', name: 'Sim Keyless', apiKey: '', enabled: false });
+        config.providers.push({ ...config.providers[0], id: 'sim-keyless', name: 'Sim Keyless', auth: { kind: 'none' }, enabled: false });
       },
     });
     for (const name of ['Alpha Analytics', 'Bravo Bakery', 'Charlie Chess']) {

@@ -20,7 +20,7 @@ export function readProviderHealth(context: Pick<AppContext, 'catalog' | 'health
     id: provider.id,
     name: provider.name,
     api: provider.api,
-    has_key: provider.apiKey !== '',
+    has_key: provider.auth.kind !== 'none',
     enabled: provider.enabled,
     endpoints: [...(endpointsByProvider.get(provider.id) ?? new Map<string, string[]>()).entries()].map(([providerModel, models]) => {
       const snapshot = health.snapshot(EndpointHealth.keyOf(provider.id, providerModel));

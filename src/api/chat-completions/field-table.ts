@@ -1,10 +1,9 @@
-import { jsonModeOnAnthropic, onEveryProtocol, preferenceNotes, type Disposition, type FieldTable, type WireProtocol } from '../shared/field-table.js';
+import { jsonModeOnAnthropic, onEveryProtocol, perProtocol, preferenceNotes, type FieldTable } from '../shared/field-table.js';
 
 const { unreasoned, unsearched } = preferenceNotes;
 
-const perProtocol = (openai: Disposition, anthropic: Disposition, gemini: Disposition): Record<WireProtocol, Disposition> => ({ openai, anthropic, gemini });
 const penalty = (name: string) =>
-  perProtocol({ kind: 'native' }, { kind: 'refused', note: 'Anthropic has no penalties; 0 accepted' }, { kind: 'translated', note: name });
+  perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'refused', note: 'Anthropic has no penalties; 0 accepted' }, gemini: { kind: 'translated', note: name } });
 
 /**
  * Every top-level field of the `openai` SDK's `ChatCompletionCreateParamsBase`, plus OpenRouter's
@@ -19,62 +18,62 @@ export const chatCompletionsFieldTable: FieldTable = [
   { field: 'provider', handling: onEveryProtocol('emulated', 'endpoint preferences (OpenRouter)') },
   { field: 'messages', handling: onEveryProtocol('translated', 'system/developer → system prompt; tool results keyed by call') },
   { field: 'messages[].name', handling: onEveryProtocol('hint', 'participant names are not forwarded') },
-  { field: 'messages[].cache_control', handling: perProtocol({ kind: 'hint', note: 'OpenAI caches prefixes itself' }, { kind: 'translated', note: 'a breakpoint after the message’s last system or user text part' }, { kind: 'hint', note: 'Gemini caches prefixes itself' }) },
+  { field: 'messages[].cache_control', handling: perProtocol({ openai: { kind: 'hint', note: 'OpenAI caches prefixes itself' }, anthropic: { kind: 'translated', note: 'a breakpoint after the message’s last system or user text part' }, gemini: { kind: 'hint', note: 'Gemini caches prefixes itself' } }) },
   { field: 'messages[].refusal', handling: onEveryProtocol('translated', 'an assistant message’s refusal is sent back as its text') },
   { field: 'messages[].audio', handling: onEveryProtocol('refused', 'audio output is not supported, so no earlier audio reply can be sent back') },
   { field: 'messages[].function_call', handling: onEveryProtocol('refused', 'legacy function calling; use tool_calls') },
-  { field: 'messages[].content[].cache_control', handling: perProtocol(
-    { kind: 'hint', note: 'OpenAI caches prefixes itself' },
-    { kind: 'translated', note: 'cache_control on system and user text blocks; on assistant and image parts accepted, not forwarded' },
-    { kind: 'hint', note: 'Gemini caches implicitly' },
-  ) },
-  { field: 'messages[].content[].prompt_cache_breakpoint', handling: perProtocol(
-    { kind: 'hint', note: 'OpenAI’s breakpoint ({"mode": "explicit"}): forwarded when the request is relayed as sent, not when translated' },
-    { kind: 'hint', note: 'not forwarded; cache_control marks an Anthropic breakpoint' },
-    { kind: 'hint', note: 'Gemini caches implicitly' },
-  ) },
+  { field: 'messages[].content[].cache_control', handling: perProtocol({
+    openai: { kind: 'hint', note: 'OpenAI caches prefixes itself' },
+    anthropic: { kind: 'translated', note: 'cache_control on system and user text blocks; on assistant and image parts accepted, not forwarded' },
+    gemini: { kind: 'hint', note: 'Gemini caches implicitly' },
+  }) },
+  { field: 'messages[].content[].prompt_cache_breakpoint', handling: perProtocol({
+    openai: { kind: 'hint', note: 'OpenAI’s breakpoint ({"mode": "explicit"}): forwarded when the request is relayed as sent, not when translated' },
+    anthropic: { kind: 'hint', note: 'not forwarded; cache_control marks an Anthropic breakpoint' },
+    gemini: { kind: 'hint', note: 'Gemini caches implicitly' },
+  }) },
   { field: 'stream', handling: onEveryProtocol('translated') },
   { field: 'stream_options', handling: onEveryProtocol('hint', 'usage is always sent; no obfuscation padding') },
   { field: 'usage', handling: onEveryProtocol('hint', 'usage is always returned (OpenRouter)') },
-  { field: 'max_tokens', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'max_tokens' }, { kind: 'translated', note: 'maxOutputTokens' }) },
-  { field: 'max_completion_tokens', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'max_tokens' }, { kind: 'translated', note: 'maxOutputTokens' }) },
+  { field: 'max_tokens', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'max_tokens' }, gemini: { kind: 'translated', note: 'maxOutputTokens' } }) },
+  { field: 'max_completion_tokens', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'max_tokens' }, gemini: { kind: 'translated', note: 'maxOutputTokens' } }) },
   { field: 'temperature', handling: onEveryProtocol('native') },
-  { field: 'top_p', handling: perProtocol({ kind: 'native' }, { kind: 'native' }, { kind: 'translated', note: 'topP' }) },
-  { field: 'top_k', handling: perProtocol({ kind: 'native', note: 'OpenAI itself refuses it' }, { kind: 'native' }, { kind: 'translated', note: 'topK' }) },
+  { field: 'top_p', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'topP' } }) },
+  { field: 'top_k', handling: perProtocol({ openai: { kind: 'native', note: 'OpenAI itself refuses it' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'topK' } }) },
   { field: 'frequency_penalty', handling: penalty('frequencyPenalty') },
   { field: 'presence_penalty', handling: penalty('presencePenalty') },
-  { field: 'seed', handling: perProtocol({ kind: 'native' }, { kind: 'refused', note: 'Anthropic has no seed' }, { kind: 'native' }) },
-  { field: 'stop', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'stop_sequences' }, { kind: 'translated', note: 'stopSequences' }) },
-  { field: 'tools', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'input_schema tools' }, { kind: 'translated', note: 'functionDeclarations' }) },
-  { field: 'tool_choice', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'auto/any/tool/none' }, { kind: 'translated', note: 'functionCallingConfig' }) },
-  { field: 'parallel_tool_calls', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'false → disable_parallel_tool_use' }, { kind: 'hint', note: 'Gemini decides itself' }) },
-  { field: 'response_format', handling: perProtocol(
-    { kind: 'native' },
-    { kind: 'emulated', note: `json_object: ${jsonModeOnAnthropic}; json_schema → output_config.format; text: nothing sent` },
-    { kind: 'translated', note: 'json_object → responseMimeType application/json; json_schema → responseMimeType + responseJsonSchema' },
-  ) },
-  { field: 'reasoning_effort', handling: perProtocol(
-    { kind: 'native', note: `'none' asks for nothing (not forwarded); ${unreasoned}` },
-    { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },
-    { kind: 'translated', note: `thinkingConfig.thinkingBudget; ${unreasoned}` },
-  ) },
-  { field: 'reasoning', handling: perProtocol(
-    { kind: 'translated', note: `reasoning_effort; max_tokens refused; enabled: true = medium, false = none; exclude: true refused; ${unreasoned}` },
-    { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },
-    { kind: 'translated', note: `thinkingConfig.thinkingBudget; ${unreasoned}` },
-  ) },
+  { field: 'seed', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'refused', note: 'Anthropic has no seed' }, gemini: { kind: 'native' } }) },
+  { field: 'stop', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'stop_sequences' }, gemini: { kind: 'translated', note: 'stopSequences' } }) },
+  { field: 'tools', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'input_schema tools' }, gemini: { kind: 'translated', note: 'functionDeclarations' } }) },
+  { field: 'tool_choice', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'auto/any/tool/none' }, gemini: { kind: 'translated', note: 'functionCallingConfig' } }) },
+  { field: 'parallel_tool_calls', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'false → disable_parallel_tool_use' }, gemini: { kind: 'hint', note: 'Gemini decides itself' } }) },
+  { field: 'response_format', handling: perProtocol({
+    openai: { kind: 'native' },
+    anthropic: { kind: 'emulated', note: `json_object: ${jsonModeOnAnthropic}; json_schema → output_config.format; text: nothing sent` },
+    gemini: { kind: 'translated', note: 'json_object → responseMimeType application/json; json_schema → responseMimeType + responseJsonSchema' },
+  }) },
+  { field: 'reasoning_effort', handling: perProtocol({
+    openai: { kind: 'native', note: `'none' asks for nothing (not forwarded); ${unreasoned}` },
+    anthropic: { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },
+    gemini: { kind: 'translated', note: `thinkingConfig.thinkingBudget; ${unreasoned}` },
+  }) },
+  { field: 'reasoning', handling: perProtocol({
+    openai: { kind: 'translated', note: `reasoning_effort; max_tokens refused; enabled: true = medium, false = none; exclude: true refused; ${unreasoned}` },
+    anthropic: { kind: 'translated', note: `thinking budget_tokens; ${unreasoned}` },
+    gemini: { kind: 'translated', note: `thinkingConfig.thinkingBudget; ${unreasoned}` },
+  }) },
   { field: 'verbosity', handling: onEveryProtocol('hint', 'OpenAI’s own models read it, others answer as they would') },
-  { field: 'web_search_options', handling: perProtocol(
-    { kind: 'native', note: unsearched },
-    { kind: 'translated', note: `server tool web_search_20250305; ${unsearched}` },
-    { kind: 'translated', note: `googleSearch grounding; ${unsearched}` },
-  ) },
+  { field: 'web_search_options', handling: perProtocol({
+    openai: { kind: 'native', note: unsearched },
+    anthropic: { kind: 'translated', note: `server tool web_search_20250305; ${unsearched}` },
+    gemini: { kind: 'translated', note: `googleSearch grounding; ${unsearched}` },
+  }) },
   { field: 'plugins', handling: onEveryProtocol('translated', `OpenRouter's [{id: "web"}] (and the model suffix :online): a web search, as web_search_options; other plugins refused`) },
-  { field: 'user', handling: perProtocol({ kind: 'native' }, { kind: 'translated', note: 'metadata.user_id' }, { kind: 'hint', note: 'no Gemini field; recorded as the log’s end_user' }) },
+  { field: 'user', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'metadata.user_id' }, gemini: { kind: 'hint', note: 'no Gemini field; recorded as the log’s end_user' } }) },
   { field: 'metadata', handling: onEveryProtocol('hint', 'not forwarded') },
   { field: 'safety_identifier', handling: onEveryProtocol('hint', 'recorded as the log’s end_user (over user); not forwarded') },
   { field: 'store', handling: onEveryProtocol('hint', 'false accepted; true refused: no completions are stored') },
-  { field: 'prompt_cache_key', handling: perProtocol({ kind: 'native' }, { kind: 'hint', note: 'sticky routing to the endpoint that served the key' }, { kind: 'hint', note: 'sticky routing to the endpoint that served the key' }) },
+  { field: 'prompt_cache_key', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'hint', note: 'sticky routing to the endpoint that served the key' }, gemini: { kind: 'hint', note: 'sticky routing to the endpoint that served the key' } }) },
   { field: 'prompt_cache_retention', handling: onEveryProtocol('hint') },
   { field: 'prompt_cache_options', handling: onEveryProtocol('hint') },
   { field: 'service_tier', handling: onEveryProtocol('hint', 'auto/default accepted; flex, scale, priority refused: the gateway cannot promise a tier') },

@@ -31,7 +31,8 @@ export function registerCountTokensRoute(app: FastifyInstance, context: AppConte
       throw new GatewayError('no_available_provider', `No text model '${call.route.model}' on /messages/count_tokens; GET /v1/models lists the models`);
     }
     const candidate = await chooseEndpoint(context, request, call.route);
-    if (candidate?.provider.api === 'anthropic') {
+    // Anthropic's own API counts; a cloud hosting Claude (Vertex) is answered with the local estimate.
+    if (candidate?.provider.api === 'anthropic' && candidate.provider.platform === undefined) {
       const counted = await countAtProvider(context, request, reply, candidate, call.request);
       if (counted !== undefined) {
         reply.header(TOKEN_COUNT_HEADER, 'provider');

@@ -1,5 +1,5 @@
 import { nanoToUsd } from '../../core/money.js';
-import type { RequestRecord } from '../../store/repositories/requests.js';
+import type { RequestRecord } from '../../billing/request-record.js';
 
 /** A request log row as `GET /requests/{request_id}` shows it (docs/api-decisions.md §5); cost in USD. */
 export function encodeRequest(record: RequestRecord): Record<string, unknown> {

@@ -13,8 +13,8 @@ export interface ResponseState {
 }
 
 /**
- * The Response object, in OpenAI's field order. Fields tied to state the gateway does not keep
- * (`store`, `background`, `previous_response_id`) carry the only values it accepts.
+ * The Response object, in OpenAI's field order, with every field the `openai` SDK's `Response`
+ * and the Open Responses `ResponseResource` define; request fields carry their effective values.
  */
 export function buildResponseObject(meta: ResponseMeta, echo: ResponsesEcho, state: ResponseState): ResponseObject {
   const response: ResponseObject = {
@@ -31,16 +31,23 @@ export function buildResponseObject(meta: ResponseMeta, echo: ResponsesEcho, sta
     model: meta.model,
     output: state.output,
     parallel_tool_calls: echo.parallel_tool_calls,
-    previous_response_id: null,
+    previous_response_id: echo.previous_response_id,
     reasoning: echo.reasoning,
-    store: false,
+    store: echo.store,
     temperature: echo.temperature,
     text: echo.text,
     tool_choice: echo.tool_choice,
     tools: echo.tools,
     top_p: echo.top_p,
+    presence_penalty: echo.presence_penalty,
+    frequency_penalty: echo.frequency_penalty,
+    top_logprobs: echo.top_logprobs,
+    max_tool_calls: echo.max_tool_calls,
     truncation: echo.truncation,
     usage: state.usage,
+    service_tier: echo.service_tier,
+    safety_identifier: echo.safety_identifier,
+    prompt_cache_key: echo.prompt_cache_key,
     metadata: echo.metadata,
   };
   if (echo.user !== undefined) response.user = echo.user;

@@ -74,7 +74,7 @@ describe('decodeInputItems: messages', () => {
   });
 
   it('refuses item kinds that need stored state or built-in tools', () => {
-    expect(refusal([{ type: 'item_reference', id: 'msg_1' }]).message).toContain('keeps no response state');
+    expect(refusal([{ type: 'item_reference', id: 'msg_1' }]).message).toContain('continue with previous_response_id');
     expect(refusal([{ type: 'file_search_call', id: 'fs_1' }]).param).toBe('input[0].type');
   });
 });

@@ -5,6 +5,7 @@ import { isAbsent, type JsonObject, readArray, readEnum, readObject, rejectUnkno
 import { expectString } from './validate-shape.js';
 import { joinNamespacedName } from './tool-namespaces.js';
 import { readRedactedReasoning } from '../shared/redacted-reasoning.js';
+import { compactionSystemText, decodeCompactionContent } from './compaction-item.js';
 
 // `id` and `status` appear when a client sends the previous response's output items back;
 // `parsed_arguments` when those items came from the SDK's stream helper (it derives it from `arguments`).
@@ -14,6 +15,7 @@ const functionCallOutputKeys = new Set(['type', 'call_id', 'output', 'id', 'stat
 const reasoningKeys = new Set(['type', 'id', 'summary', 'content', 'encrypted_content', 'status']);
 const webSearchCallKeys = new Set(['type', 'id', 'status', 'action']);
 const reasoningTextKeys = new Set(['type', 'text']);
+const compactionKeys = new Set(['type', 'id', 'encrypted_content', 'created_by']);
 
 /**
  * Decodes `input` into canonical messages. Reasoning, assistant messages and function calls
@@ -50,7 +52,9 @@ export function decodeInputItems(input: unknown): Message[] {
         const toolCallId = expectString(item.call_id, `${path}.call_id`);
         if (isAbsent(item.output)) throw invalidRequest(`'${path}.output' is required`, `${path}.output`);
         const toolName = toolNames.get(toolCallId);
-        messages.push({ role: 'tool', toolCallId, ...(toolName ? { toolName } : {}), content: decodeUserContent(item.output, `${path}.output`) });
+        // OpenAI's rule too: an output answers a call made earlier in the conversation; no provider takes an orphan.
+        if (toolName === undefined) throw invalidRequest(`No tool call found for function call output with call_id '${toolCallId.slice(0, 100)}'`, `${path}.call_id`);
+        messages.push({ role: 'tool', toolCallId, toolName, content: decodeUserContent(item.output, `${path}.output`) });
         return;
       }
       case 'reasoning': {
@@ -65,10 +69,17 @@ export function decodeInputItems(input: unknown): Message[] {
         // the assistant message that follows, and no provider takes another's search call back.
         rejectUnknownKeys(item, webSearchCallKeys, path);
         return;
+      case 'compaction': {
+        // The gateway's own compaction (POST /responses/compact): its summary, as system text, for any protocol.
+        rejectUnknownKeys(item, compactionKeys, path);
+        const summary = decodeCompactionContent(expectString(item.encrypted_content, `${path}.encrypted_content`), `${path}.encrypted_content`);
+        messages.push({ role: 'system', content: compactionSystemText(summary) });
+        return;
+      }
       case 'item_reference':
-        throw unsupportedParameter(`${path}.type`, "'item_reference' is not supported; this gateway keeps no response state, send the items themselves");
+        throw unsupportedParameter(`${path}.type`, "'item_reference' is not supported; items are not addressable by id here, send the items themselves or continue with previous_response_id");
       default:
-        throw unsupportedParameter(`${path}.type`, `'${String(type)}' is not supported; expected message, function_call, function_call_output, reasoning or web_search_call`);
+        throw unsupportedParameter(`${path}.type`, `'${String(type)}' is not supported; expected message, function_call, function_call_output, reasoning, compaction or web_search_call`);
     }
   });
   return messages;

@@ -16,9 +16,15 @@ describe('decodeResponsesRequest: routing and basics', () => {
     expect(call.request).toEqual({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], stream: false });
     expect(call.parameters).toEqual([]);
     expect(echo).toEqual({
-      instructions: null, tools: [], tool_choice: 'auto', temperature: null, top_p: null, max_output_tokens: null,
-      parallel_tool_calls: true, text: { format: { type: 'text' } }, reasoning: { effort: null, summary: null }, metadata: {}, truncation: 'disabled',
+      instructions: null, tools: [], tool_choice: 'auto', temperature: 1, top_p: 1, presence_penalty: 0, frequency_penalty: 0, top_logprobs: 0,
+      max_output_tokens: null, max_tool_calls: null, parallel_tool_calls: true, text: { format: { type: 'text' } }, reasoning: { effort: null, summary: null },
+      metadata: {}, service_tier: 'default', safety_identifier: null, prompt_cache_key: null, store: true, previous_response_id: null, truncation: 'disabled',
     });
+  });
+
+  it('echoes the sampling, caching and end-user fields the client sent, with their effective values', () => {
+    const { echo } = decodeResponsesRequest({ ...base, temperature: 0.3, top_p: 0.5, safety_identifier: 'user-7', prompt_cache_key: 'k1', service_tier: 'auto', top_logprobs: 0 });
+    expect(echo).toMatchObject({ temperature: 0.3, top_p: 0.5, safety_identifier: 'user-7', prompt_cache_key: 'k1', service_tier: 'default', top_logprobs: 0 });
   });
 
   it('passes models and provider to the shared route decoder', () => {
@@ -139,15 +145,16 @@ describe('decodeResponsesRequest: state the gateway does not keep', () => {
     expect(() => decodeResponsesRequest({ ...base, store: false, background: false, include: [], truncation: 'disabled', previous_response_id: null, conversation: null })).not.toThrow();
   });
 
-  it('refuses store: true with the agreed message', () => {
-    const error = refusal({ ...base, store: true });
-    expect(error.message).toBe('store: true is not supported; this gateway keeps no response state');
+  it('stores by default, as OpenAI does, and refuses a store that is not a boolean', () => {
+    expect(decodeResponsesRequest(base).echo.store).toBe(true);
+    expect(decodeResponsesRequest({ ...base, store: true }).echo.store).toBe(true);
+    expect(decodeResponsesRequest({ ...base, store: false }).echo.store).toBe(false);
+    const error = refusal({ ...base, store: 'yes' });
+    expect(error.message).toBe("'store' must be a boolean");
     expect(error.param).toBe('store');
-    expect(error.status).toBe(400);
   });
 
   it.each([
-    ['previous_response_id', 'resp_1'],
     ['conversation', 'conv_1'],
     ['background', true],
     ['context_management', [{ type: 'compaction', compact_threshold: 1000 }]],

@@ -30,6 +30,8 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
   checkResponsesHints(body);
   const route = decodeRouteRequest(body);
   const echo = createDefaultEcho();
+  // OpenAI's default: a response is stored unless the client says `store: false`.
+  echo.store = body.store !== false;
   const parameters: RequestedParameter[] = [];
   const offeredTools: OfferedHostedTool[] = [];
   const request: TextRequest = { messages: decodeMessages(body, echo), stream: isAbsent(body.stream) ? false : readBoolean(body.stream, 'stream') };
@@ -95,10 +97,11 @@ export function decodeResponsesRequest(body: Record<string, unknown>): { call: D
     request.user = echo.user = expectString(body.user, 'user');
   }
   // The request log's end user: OpenAI's newer `safety_identifier` (shape checked above) wins.
-  const endUser = isAbsent(body.safety_identifier) ? request.user : (body.safety_identifier as string);
+  if (!isAbsent(body.safety_identifier)) echo.safety_identifier = body.safety_identifier as string;
+  const endUser = echo.safety_identifier ?? request.user;
   if (endUser !== undefined) request.endUser = endUser;
   if (!isAbsent(body.metadata)) echo.metadata = decodeMetadata(body.metadata);
-  if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = expectString(body.prompt_cache_key, 'prompt_cache_key');
+  if (!isAbsent(body.prompt_cache_key)) request.promptCacheKey = echo.prompt_cache_key = expectString(body.prompt_cache_key, 'prompt_cache_key');
   if (!isAbsent(body.truncation) && readEnum(body.truncation, 'truncation', ['auto', 'disabled'] as const) === 'auto') {
     request.truncation = echo.truncation = 'auto';
   }

@@ -19,11 +19,13 @@ describe('encodeResponsesResponse', () => {
       error: null, incomplete_details: null, instructions: null, max_output_tokens: null, model: 'openai/gpt-4o-mini',
       output: [{ id: 'msg_gen_abc_0', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] }],
       parallel_tool_calls: true, previous_response_id: null, reasoning: { effort: null, summary: null }, store: false,
-      temperature: null, text: { format: { type: 'text' } }, tool_choice: 'auto', tools: [], top_p: null, truncation: 'disabled',
+      temperature: 1, text: { format: { type: 'text' } }, tool_choice: 'auto', tools: [], top_p: 1,
+      presence_penalty: 0, frequency_penalty: 0, top_logprobs: 0, max_tool_calls: null, truncation: 'disabled',
       usage: {
         input_tokens: 12, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 },
         output_tokens: 30, output_tokens_details: { reasoning_tokens: 10 }, total_tokens: 42, cost: 0.00125,
       },
+      service_tier: 'default', safety_identifier: null, prompt_cache_key: null,
       metadata: {},
     });
     expect(response).not.toHaveProperty('output_text');

@@ -10,7 +10,7 @@ import { formatSseEvent, type StreamEvent } from './format-sse-event.js';
 import { mapFinishStatus } from './map-finish-status.js';
 import type { ResponsesEcho } from './responses-echo.js';
 import { splitToolName } from './tool-namespaces.js';
-import type { ItemStatus, OutputItem } from './responses-wire.js';
+import type { ItemStatus, OutputItem, ResponseObject } from './responses-wire.js';
 import { encodeAnnotation, readRefusal } from './encode-output-items.js';
 import { encodeImageGenerationCallItem, encodeWebSearchCallItem } from './encode-web-search-call.js';
 import { annotationEvents, refusalItemEvents, closeItemEvents, deltaEvents, openItemEvents, type OpenFunctionCall, type OpenItem } from './stream-item-events.js';
@@ -18,6 +18,11 @@ import { annotationEvents, refusalItemEvents, closeItemEvents, deltaEvents, open
 export interface EncodeStreamOptions {
   /** The time source for `completed_at`; defaults to the system clock. */
   clock?: Clock;
+  /**
+   * Called with the final Response object (completed, incomplete or failed) before its event is
+   * written, so a stored response exists by the time the client reads the stream's end.
+   */
+  onTerminal?: (response: ResponseObject) => Promise<void>;
 }
 
 /**
@@ -33,6 +38,16 @@ export async function* encodeResponsesStream(
   echo: ResponsesEcho,
   options: EncodeStreamOptions = {},
 ): AsyncGenerator<string> {
+  for await (const event of encodeResponsesEvents(parts, meta, echo, options)) yield formatSseEvent(event);
+}
+
+/** The same events as objects, each with its `sequence_number`: SSE frames them, WebSocket mode sends each as one message. */
+export async function* encodeResponsesEvents(
+  parts: AsyncIterable<StreamPart>,
+  meta: ResponseMeta,
+  echo: ResponsesEcho,
+  options: EncodeStreamOptions = {},
+): AsyncGenerator<StreamEvent> {
   const clock = options.clock ?? systemClock;
   const output: OutputItem[] = [];
   const calls = new Map<number, OpenFunctionCall>();
@@ -41,7 +56,7 @@ export async function* encodeResponsesStream(
   let nextOutputIndex = 0;
   let started = false;
 
-  const frames = (events: StreamEvent[]): string[] => events.map((event) => formatSseEvent({ ...event, sequence_number: sequence++ }));
+  const frames = (events: StreamEvent[]): StreamEvent[] => events.map((event) => ({ ...event, sequence_number: sequence++ }));
   const snapshot = (state: Omit<ResponseState, 'output'>) => buildResponseObject(meta, echo, { ...state, output: [...output] });
 
   function start(): StreamEvent[] {
@@ -78,6 +93,13 @@ export async function* encodeResponsesStream(
     const events = close(open, 'incomplete');
     const response = snapshot({ status: 'failed', usage: null, error: { code: error.code, message: error.message } });
     return [...events, { type: 'response.failed', response }];
+  }
+
+  async function failTerminal(error: StreamError | { code: string; message: string }): Promise<StreamEvent[]> {
+    const events = fail(error);
+    const last = events.at(-1);
+    if (last?.type === 'response.failed') await options.onTerminal?.(last.response as ResponseObject);
+    return events;
   }
 
   try {
@@ -183,16 +205,17 @@ export async function* encodeResponsesStream(
             incompleteDetails: finish.incompleteDetails,
             completedAt: finish.status === 'completed' ? unixSeconds(clock) : null,
           });
+          await options.onTerminal?.(response);
           yield* frames([...events, { type: `response.${finish.status}`, response }]);
           return;
         }
         case 'error':
-          yield* frames(fail(part.error));
+          yield* frames(await failTerminal(part.error));
           return;
       }
     }
     // Every canonical stream ends with `finish` or `error`; one that does not was cut off.
-    yield* frames([...start(), ...fail({ code: 'upstream_error', message: 'The provider stream ended before the generation finished.' })]);
+    yield* frames([...start(), ...(await failTerminal({ code: 'upstream_error', message: 'The provider stream ended before the generation finished.' }))]);
   } catch (error) {
     // Once events are out, the client still gets a well-formed end; before that, the caller may
     // still answer with a plain error. Either way it sees the failure, to log and settle.

@@ -158,16 +158,23 @@ export interface ResponseObject {
   model: string;
   output: OutputItem[];
   parallel_tool_calls: boolean;
-  previous_response_id: null;
+  previous_response_id: string | null;
   reasoning: ReasoningWire;
   store: boolean;
-  temperature: number | null;
+  temperature: number;
   text: { format: TextFormatWire };
   tool_choice: ToolChoiceWire;
   tools: ToolWire[];
-  top_p: number | null;
-  truncation: 'auto' | 'disabled';
+  top_p: number;
+  presence_penalty: number;
+  frequency_penalty: number;
+  top_logprobs: number;
+  max_tool_calls: number | null;
+  truncation: 'disabled' | 'auto';
   usage: ResponseUsageWire | null;
+  service_tier: 'default';
+  safety_identifier: string | null;
+  prompt_cache_key: string | null;
   user?: string;
   metadata: Record<string, string>;
 }

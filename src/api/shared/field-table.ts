@@ -48,10 +48,19 @@ export const preferenceNotes = {
   unserved: 'offered (tool_choice auto or none): no provider runs it here, so the request is served without it, named in x-switchyard-omitted; forced by tool_choice: refused',
 } as const;
 
+/**
+ * A row's handling, keyed by protocol name. The record must name every text protocol of the
+ * descriptor, so a protocol added there makes each row that states handlings one by one a type
+ * error until its column is written, instead of an `undefined` cell at run time.
+ */
+export function perProtocol(handling: Record<WireProtocol, Disposition>): Record<WireProtocol, Disposition> {
+  return handling;
+}
+
 /** The same handling on every protocol. */
 export function onEveryProtocol(kind: DispositionKind, note?: string): Record<WireProtocol, Disposition> {
   const disposition: Disposition = note === undefined ? { kind } : { kind, note };
-  return { openai: disposition, anthropic: disposition, gemini: disposition };
+  return Object.fromEntries(wireProtocols.map((protocol) => [protocol, disposition])) as Record<WireProtocol, Disposition>;
 }
 
 /** The top-level field names of a table, for the decoder's "is this field in the style" check. */

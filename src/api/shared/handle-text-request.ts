@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import type { StreamPart } from '../../core/stream-part.js';
+import type { RelayedPart, StreamPart } from '../../core/stream-part.js';
 import type { TextResult } from '../../core/text-result.js';
 import { startRequestRecord } from '../../billing/start-request-record.js';
 import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
@@ -8,15 +8,27 @@ import { writeSse } from '../../http/write-sse.js';
 import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 
-/** What differs between /chat/completions, /responses and /messages: the wire style. */
+/** What differs between /chat/completions, /responses, /messages and Gemini's generateContent: the wire style. */
 export interface TextStyle<Extra> {
-  api: 'chat' | 'responses' | 'messages';
-  decode(body: Record<string, unknown>, headers: Record<string, string | string[] | undefined>): { call: DecodedTextCall; extra: Extra };
+  api: 'chat' | 'responses' | 'messages' | 'gemini';
+  /** An asynchronous step before decoding (Responses: continuing from a stored response). */
+  prepare?(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  decode(body: Record<string, unknown>, headers: Record<string, string | string[] | undefined>, request: FastifyRequest): { call: DecodedTextCall; extra: Extra };
+  /** The answer's body; a promise when encoding also keeps state (a stored Response). */
   encodeResponse(result: TextResult, meta: ResponseMeta, cost: bigint, extra: Extra): unknown;
   encodeStream(parts: AsyncIterable<StreamPart>, meta: ResponseMeta, extra: Extra): AsyncIterable<string>;
   heartbeatFrame: string;
-  /** Set by the styles that have a native pass-through (Messages, Chat Completions). */
+  /**
+   * For a style whose model and streaming are in the URL (Gemini's `models/{model}:streamGenerateContent`):
+   * the request log's endpoint and the model and streaming the body does not carry.
+   */
+  describe?(request: FastifyRequest): { endpoint: string; model: string; stream: boolean };
+  /** A stream that is not SSE (Gemini's JSON array without `alt=sse`): its content type and keep-alive. */
+  streamFraming?(extra: Extra): { contentType: string; heartbeatFrame: string };
+  /** Set by the styles that have a native pass-through (Messages, Chat Completions, Gemini). */
   relay?: RelayStyle;
+  /** A relayed stream in a framing of the style's own (Gemini's SSE or JSON array); default `encodeRelayedStream`. */
+  encodeRelayedStream?(parts: AsyncIterable<RelayedPart>, meta: ResponseMeta, extra: Extra): AsyncIterable<string>;
 }
 
 const heartbeatMs = 15_000;
@@ -32,8 +44,14 @@ export async function handleTextRequest<Extra>(
   reply: FastifyReply,
 ): Promise<unknown> {
   const body = request.body as Record<string, unknown>;
+  const described = style.describe?.(request);
   // One request log row per request, also for refusals (402, 400 …) once a model was named.
-  const record = startRequestRecord(context, { requestId: request.id, principal: request.principal!, endpoint: request.routeOptions.url!.replace(/^\/v1/, ''), body });
+  const record = startRequestRecord(context, {
+    requestId: request.id,
+    principal: request.principal!,
+    endpoint: described?.endpoint ?? request.routeOptions.url!.replace(/^\/v1/, ''),
+    body: described ? { ...body, model: described.model, stream: described.stream } : body,
+  });
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
@@ -41,7 +59,7 @@ export async function handleTextRequest<Extra>(
   let extra: Extra;
   let outcome: TextGenerationOutcome;
   try {
-    const decoded = style.decode(body, request.headers);
+    const decoded = style.decode(style.prepare ? await style.prepare(body) : body, request.headers, request);
     extra = decoded.extra;
     record.identify(decoded.call.request.endUser);
     outcome = await generateText(context, {
@@ -66,19 +84,24 @@ export async function handleTextRequest<Extra>(
   if (!outcome.stream) {
     await record.admitted;
     if (outcome.relayed) {
-      outcome.body.usage = withCost(outcome.body.usage, style.relay!.encodeUsage(outcome.usage, outcome.cost));
+      const field = style.relay!.usageField ?? 'usage';
+      outcome.body[field] = withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost));
       return reply.send(outcome.body);
     }
-    return reply.send(style.encodeResponse(outcome.result, meta, outcome.cost, extra));
+    return reply.send(await style.encodeResponse(outcome.result, meta, outcome.cost, extra));
   }
   reply.raw.setHeader('x-switchyard-provider', outcome.candidate.provider.id);
   if (omitted) reply.raw.setHeader('x-switchyard-omitted', omitted);
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {
-    const frames = outcome.relayed ? encodeRelayedStream(outcome.parts, meta, style.relay!) : style.encodeStream(outcome.parts, meta, extra);
+    const frames = outcome.relayed
+      ? (style.encodeRelayedStream?.(outcome.parts, meta, extra) ?? encodeRelayedStream(outcome.parts, meta, style.relay!))
+      : style.encodeStream(outcome.parts, meta, extra);
+    const framing = style.streamFraming?.(extra);
     await writeSse(reply, frames, {
-      heartbeatFrame: style.heartbeatFrame,
+      heartbeatFrame: framing?.heartbeatFrame ?? style.heartbeatFrame,
+      contentType: framing?.contentType,
       heartbeatMs,
       onWriteError: (error) => request.log.warn({ err: error }, 'stream ended early'),
     });

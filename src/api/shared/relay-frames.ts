@@ -8,6 +8,8 @@ export interface RelayStyle {
   rules: PassThroughRules;
   /** The style's `usage` for the settled usage and cost; merged over the provider's own `usage`. */
   encodeUsage(usage: Usage, cost: bigint | undefined): object;
+  /** Where the answer carries its usage: `usage`, or Gemini's `usageMetadata`. */
+  usageField?: string;
   /** The frames that end a stream on an error, in the style's envelope. */
   errorFrames(error: StreamError, meta: ResponseMeta): string[];
 }

@@ -54,7 +54,7 @@ function context(overrides: Partial<ProviderConfig> = {}, signal = new AbortCont
     name: 'Anthropic',
     api: 'anthropic',
     baseUrl,
-    apiKey: 'sk-ant-test-key',
+    auth: { kind: 'api-key-header', header: 'x-api-key', key: 'sk-ant-test-key' },
     enabled: true,
     headers: {},
     timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },

@@ -8,7 +8,7 @@ import { convertAnthropicResponse } from './convert-response.js';
 import { convertAnthropicStream } from './convert-stream.js';
 import { messagesRelay } from './relay-messages.js';
 import { emulatesJsonMode, jsonModeParts, jsonModeResult } from './emulate-json-mode.js';
-import { messagesHeaders, messagesUrl } from './transport.js';
+import { postMessages } from './transport.js';
 import type { AnthropicMessage } from './wire-types.js';
 
 /**
@@ -21,7 +21,7 @@ export const anthropicAdapter: TextProviderAdapter = {
 
   async generate(request, context) {
     const payload = convertToAnthropicRequest(request, context.providerModel, false);
-    const response = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, request.anthropic?.betas), payload);
+    const response = await postMessages(context, request.anthropic?.betas, payload, false);
     const result = convertAnthropicResponse(await readJsonObject<AnthropicMessage>(context.provider.id, response));
     return emulatesJsonMode(request) ? jsonModeResult(result) : result;
   },
@@ -29,7 +29,7 @@ export const anthropicAdapter: TextProviderAdapter = {
   async stream(request, context) {
     const payload = convertToAnthropicRequest(request, context.providerModel, true);
     const deadline = performance.now() + context.provider.timeouts.firstByteMs;
-    const { body } = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, request.anthropic?.betas), payload);
+    const { body } = await postMessages(context, request.anthropic?.betas, payload, true);
     const json = emulatesJsonMode(request);
     return startProviderStream(body, (chunks, options) => (json ? jsonModeParts(convertAnthropicStream(parseSse(chunks), options)) : convertAnthropicStream(parseSse(chunks), options)), {
       providerId: context.provider.id,

@@ -3,6 +3,7 @@ import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { postJson, readJsonObject } from '../shared/send-request.js';
 import { convertToAnthropicRequest } from './convert-request.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /** The version the adapter speaks when the client named none (https://platform.claude.com/docs/en/api/versioning). */
 const defaultAnthropicVersion = '2023-06-01';
@@ -25,7 +26,7 @@ const countTokensFields = new Set([
 export async function countAnthropicTokens(request: TextRequest, context: CallContext, anthropicVersion?: string): Promise<number> {
   const full = convertToAnthropicRequest(request, context.providerModel, false) as unknown as Record<string, unknown>;
   const body = Object.fromEntries(Object.entries(full).filter(([field]) => countTokensFields.has(field)));
-  const headers: Record<string, string> = { 'x-api-key': context.provider.apiKey, 'anthropic-version': anthropicVersion ?? defaultAnthropicVersion };
+  const headers: Record<string, string> = { ...(await authHeaders(context.provider.auth)), 'anthropic-version': anthropicVersion ?? defaultAnthropicVersion };
   if (request.anthropic && request.anthropic.betas.length > 0) headers['anthropic-beta'] = request.anthropic.betas.join(',');
   const url = `${context.provider.baseUrl.replace(/\/+$/, '')}/v1/messages/count_tokens`;
   const answer = await readJsonObject<{ input_tokens?: unknown }>(context.provider.id, await postJson(context, url, headers, body));

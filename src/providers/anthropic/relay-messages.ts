@@ -9,7 +9,7 @@ import { toErrorPart, type StreamConverterOptions } from '../shared/stream-conve
 import { convertAnthropicResponse } from './convert-response.js';
 import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.js';
 import { mapAnthropicUsage } from './map-usage.js';
-import { messagesHeaders, messagesUrl } from './transport.js';
+import { postMessages } from './transport.js';
 import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
 
 /** The Messages pass-through of the `anthropic` protocol. */
@@ -30,7 +30,7 @@ function upstreamBody(call: RelayCall): Record<string, unknown> {
  * reasoning signatures rewritten; the cost is added to `usage` once settled.
  */
 async function relayMessages(body: Record<string, unknown>, betas: readonly string[] | undefined, context: CallContext, identity: RelayIdentity): Promise<RelayedAnswer> {
-  const response = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, betas), body);
+  const response = await postMessages(context, betas, body, false);
   const message = await readJsonObject<AnthropicMessage & Record<string, unknown>>(context.provider.id, response);
   message.id = identity.id;
   message.model = identity.model;
@@ -60,7 +60,7 @@ async function relayMessagesStream(
   identity: RelayIdentity,
 ): Promise<AsyncIterable<RelayedPart>> {
   const deadline = performance.now() + context.provider.timeouts.firstByteMs;
-  const response = await postJson(context, messagesUrl(context.provider), messagesHeaders(context.provider, betas), body);
+  const response = await postMessages(context, betas, body, true);
   const parts = await startProviderStream(response.body, (chunks, options) => relayEvents(parseSse(chunks), options, identity) as AsyncGenerator<StreamPart>, {
     providerId: context.provider.id,
     signal: context.signal,

@@ -1,4 +1,8 @@
 import type { ProviderConfig } from '../../config/types.js';
+import { authHeaders } from '../shared/auth-headers.js';
+import type { CallContext } from '../provider-adapter.js';
+import { postJson, type UpstreamResponse } from '../shared/send-request.js';
+import { vertexModelUrl } from '../shared/vertex-model-url.js';
 
 /** https://platform.claude.com/docs/en/api/versioning */
 const anthropicVersion = '2023-06-01';
@@ -13,8 +17,26 @@ export function messagesUrl(provider: ProviderConfig): string {
 }
 
 /** The provider's key and version; the betas a Messages client asked for travel on, as Anthropic's SDK sends them. */
-export function messagesHeaders(provider: ProviderConfig, betas: readonly string[] | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'x-api-key': provider.apiKey, 'anthropic-version': anthropicVersion };
+export async function messagesHeaders(provider: ProviderConfig, betas: readonly string[] | undefined): Promise<Record<string, string>> {
+  const headers: Record<string, string> = { ...(await authHeaders(provider.auth)), 'anthropic-version': anthropicVersion };
   if (betas && betas.length > 0) headers['anthropic-beta'] = betas.join(',');
   return headers;
+}
+
+/** https://docs.cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude */
+const vertexAnthropicVersion = 'vertex-2023-10-16';
+
+/**
+ * POSTs a Messages body to the provider. On Anthropic's API: `/v1/messages` with the version
+ * header. On Vertex AI: the model goes in the URL (`:rawPredict`, `:streamRawPredict` when
+ * streaming) and out of the body, and the version in the body, as Vertex requires.
+ */
+export async function postMessages(context: CallContext, betas: readonly string[] | undefined, body: object, stream: boolean): Promise<UpstreamResponse> {
+  const { provider } = context;
+  if (provider.platform?.kind !== 'vertex') return postJson(context, messagesUrl(provider), await messagesHeaders(provider, betas), body);
+  const { model: _model, ...rest } = body as Record<string, unknown>;
+  const headers = await authHeaders(provider.auth);
+  if (betas && betas.length > 0) headers['anthropic-beta'] = betas.join(',');
+  const url = vertexModelUrl(provider, provider.platform, 'anthropic', context.providerModel, stream ? 'streamRawPredict' : 'rawPredict');
+  return postJson(context, url, headers, { ...rest, anthropic_version: vertexAnthropicVersion });
 }

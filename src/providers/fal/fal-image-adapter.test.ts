@@ -48,7 +48,7 @@ function context(): CallContext {
     name: 'fal',
     api: 'fal',
     baseUrl,
-    apiKey: 'fal-key',
+    auth: { kind: 'api-key-header', header: 'authorization', scheme: 'Key', key: 'fal-key' },
     enabled: true,
     headers: {},
     timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },

@@ -7,6 +7,7 @@ import { sendUpstream } from '../shared/send-upstream.js';
 import { UpstreamError } from '../shared/upstream-error.js';
 import { convertToFalInput } from './convert-request.js';
 import type { FalImagesResult, FalStatusResponse, FalSubmitResponse } from './fal-wire-types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /**
  * fal.ai's queue API: submit (POST {base}/{model_id}) answers a request id with its status and
@@ -24,13 +25,13 @@ export const falImageAdapter: ImageAdapter = {
   },
   async start(request, context) {
     const url = `${context.provider.baseUrl}/${context.providerModel}`;
-    const response = await sendUpstream(context, url, { method: 'POST', headers: authorization(context), json: convertToFalInput(request) });
+    const response = await sendUpstream(context, url, { method: 'POST', headers: await authorization(context), json: convertToFalInput(request) });
     const submitted = await readJsonObject<FalSubmitResponse>(context.provider.id, response);
     const job = readJobHandle(submitted, context);
     return { state: 'pending', job, progress: 0 };
   },
   async poll(job, context) {
-    const response = await sendUpstream(context, onProviderOrigin(job.statusUrl, context), { method: 'GET', headers: authorization(context) });
+    const response = await sendUpstream(context, onProviderOrigin(job.statusUrl, context), { method: 'GET', headers: await authorization(context) });
     const status = await readJsonObject<FalStatusResponse>(context.provider.id, response);
     switch (status.status) {
       case 'IN_QUEUE':
@@ -52,7 +53,7 @@ export const falImageAdapter: ImageAdapter = {
 async function readResult(job: ImageJobHandle, context: CallContext): Promise<ImageJobState> {
   let result: FalImagesResult;
   try {
-    const response = await sendUpstream(context, onProviderOrigin(job.responseUrl, context), { method: 'GET', headers: authorization(context) });
+    const response = await sendUpstream(context, onProviderOrigin(job.responseUrl, context), { method: 'GET', headers: await authorization(context) });
     result = await readJsonObject<FalImagesResult>(context.provider.id, response);
   } catch (error) {
     // A run that failed (bad input, a safety check) answers its result with a 4xx: final.
@@ -87,6 +88,6 @@ function onProviderOrigin(url: string, context: CallContext): string {
   return url;
 }
 
-function authorization(context: CallContext): Record<string, string> {
-  return context.provider.apiKey ? { authorization: `Key ${context.provider.apiKey}` } : {};
+async function authorization(context: CallContext): Promise<Record<string, string>> {
+  return authHeaders(context.provider.auth);
 }

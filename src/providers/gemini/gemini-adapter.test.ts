@@ -33,7 +33,7 @@ beforeAll(async () => {
   });
   const baseUrl = await listenLocally(server);
   provider = {
-    id: 'google', name: 'Google', api: 'gemini', baseUrl: `${baseUrl}/v1beta/`, apiKey: 'test-key', enabled: true,
+    id: 'google', name: 'Google', api: 'gemini', baseUrl: `${baseUrl}/v1beta/`, auth: { kind: 'api-key-header', header: 'x-goog-api-key', key: 'test-key' }, enabled: true,
     headers: { 'x-extra': 'yes' }, timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
   };
   dispatcher = createProviderDispatcher(provider);

@@ -8,6 +8,7 @@ import { convertResponse } from './convert-response.js';
 import { convertStream } from './convert-stream.js';
 import type { GeminiResponse } from './gemini-wire-types.js';
 import { mapError, mapHttpError } from './map-error.js';
+import { generateContentRelay } from './relay-generate-content.js';
 import { geminiHeaders, geminiModelUrl } from './transport.js';
 
 /**
@@ -17,6 +18,7 @@ import { geminiHeaders, geminiModelUrl } from './transport.js';
  */
 export const geminiAdapter: TextProviderAdapter = {
   api: 'gemini',
+  relay: generateContentRelay,
 
   async generate(request, context) {
     const body = convertRequest(request, requestOptions(context));
@@ -41,7 +43,7 @@ export const geminiAdapter: TextProviderAdapter = {
 
 async function send(context: CallContext, url: string, body: unknown): Promise<UpstreamResponse> {
   try {
-    return await postJson(context, url, geminiHeaders(context.provider), body);
+    return await postJson(context, url, await geminiHeaders(context.provider), body);
   } catch (error) {
     throw mapHttpError(error);
   }

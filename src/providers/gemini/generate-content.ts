@@ -10,7 +10,7 @@ export async function generateContent(context: CallContext, body: unknown): Prom
   const url = geminiModelUrl(context.provider, context.providerModel, 'generateContent');
   let result: GeminiResponse;
   try {
-    const response = await sendUpstream(context, url, { method: 'POST', json: body, headers: geminiHeaders(context.provider) });
+    const response = await sendUpstream(context, url, { method: 'POST', json: body, headers: await geminiHeaders(context.provider) });
     result = await readJsonObject<GeminiResponse>(context.provider.id, response);
   } catch (error) {
     throw mapHttpError(error);

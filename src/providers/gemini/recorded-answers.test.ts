@@ -71,7 +71,7 @@ describe('Gemini recorded answers', () => {
     });
     const baseUrl = await listenLocally(server);
     const provider = {
-      id: 'google', name: 'Google', api: 'gemini' as const, baseUrl: `${baseUrl}/v1beta`, apiKey: 'k', enabled: true,
+      id: 'google', name: 'Google', api: 'gemini' as const, baseUrl: `${baseUrl}/v1beta`, auth: { kind: 'api-key-header' as const, header: 'x-goog-api-key', key: 'k' }, enabled: true,
       headers: {}, timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
     };
     const dispatcher = createProviderDispatcher(provider);

@@ -1,4 +1,6 @@
 import type { ProviderConfig } from '../../config/types.js';
+import { authHeaders } from '../shared/auth-headers.js';
+import { vertexModelUrl } from '../shared/vertex-model-url.js';
 
 /**
  * Where and how a Gemini API call goes, apart from its body: the model's method URL under the
@@ -7,9 +9,10 @@ import type { ProviderConfig } from '../../config/types.js';
  * https://ai.google.dev/api/generate-content
  */
 export function geminiModelUrl(provider: ProviderConfig, providerModel: string, method: string): string {
+  if (provider.platform?.kind === 'vertex') return vertexModelUrl(provider, provider.platform, 'google', providerModel, method);
   return `${provider.baseUrl.replace(/\/+$/, '')}/models/${encodeURIComponent(providerModel)}:${method}`;
 }
 
-export function geminiHeaders(provider: ProviderConfig): Record<string, string> {
-  return { 'x-goog-api-key': provider.apiKey };
+export function geminiHeaders(provider: ProviderConfig): Promise<Record<string, string>> {
+  return authHeaders(provider.auth);
 }

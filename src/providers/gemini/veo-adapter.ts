@@ -20,13 +20,13 @@ export const veoVideosAdapter: VideoProviderAdapter = {
   async submit(request, context) {
     const url = `${base(context.provider)}/models/${encodeURIComponent(context.providerModel)}:predictLongRunning`;
     const body = convertToVeoBody(request);
-    const response = await call(() => postJson(context, url, geminiHeaders(context.provider), body));
+    const response = await call(async () => postJson(context, url, await geminiHeaders(context.provider), body));
     const operation = await readJsonObject<VeoOperation>(context.provider.id, response);
     return { jobId: readOperationName(context.provider.id, operation), status: 'queued', progress: 0 };
   },
 
   async poll(jobId, context) {
-    const response = await call(() => getFromProvider(context, `${base(context.provider)}/${jobId}`, geminiHeaders(context.provider)));
+    const response = await call(async () => getFromProvider(context, `${base(context.provider)}/${jobId}`, await geminiHeaders(context.provider)));
     return readVeoOperation(context.provider.id, await readJsonObject<VeoOperation>(context.provider.id, response));
   },
 
@@ -35,7 +35,7 @@ export const veoVideosAdapter: VideoProviderAdapter = {
     if (safeOrigin(uri) === undefined) return Promise.reject(createProtocolError(context.provider.id, 'named no downloadable video URI', JSON.stringify(result)));
     // The key goes only to the provider's own host; a URI elsewhere is fetched without it.
     const sameOrigin = safeOrigin(uri) !== undefined && safeOrigin(uri) === safeOrigin(context.provider.baseUrl);
-    return call(() => getFromProvider(context, uri, sameOrigin ? geminiHeaders(context.provider) : {}, { accept: '*/*', followRedirects: true }));
+    return call(async () => getFromProvider(context, uri, sameOrigin ? await geminiHeaders(context.provider) : {}, { accept: '*/*', followRedirects: true }));
   },
 };
 

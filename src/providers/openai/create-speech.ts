@@ -1,5 +1,6 @@
 import type { SpeechAdapter } from '../media-adapter.js';
 import { readUpstreamBytes, sendUpstream } from '../shared/send-upstream.js';
+import { authorizationHeaders, openaiOperationUrl } from './transport.js';
 
 /** An hour of 24 kHz 16-bit PCM is 173 MB; OpenAI's 4096-character limit stays far below this. */
 export const maxAudioBytes = 64 * 1024 * 1024;
@@ -16,8 +17,8 @@ export const openaiSpeechAdapter: SpeechAdapter = {
     const { provider } = context;
     const body: Record<string, unknown> = { model: context.providerModel, input: request.input, voice: request.voice, response_format: request.format };
     if (request.speed !== undefined) body.speed = request.speed;
-    const headers: Record<string, string> = provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
-    const response = await sendUpstream(context, `${provider.baseUrl}/audio/speech`, { method: 'POST', json: body, headers: { ...headers, accept: 'audio/*' } });
+    const headers = await authorizationHeaders(provider);
+    const response = await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'audio/speech'), { method: 'POST', json: body, headers: { ...headers, accept: 'audio/*' } });
     return readUpstreamBytes(provider.id, response, maxAudioBytes);
   },
 };

@@ -6,6 +6,7 @@ import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { readJsonObject } from '../shared/send-request.js';
 import { sendUpstream } from '../shared/send-upstream.js';
+import { authorizationHeaders, openaiOperationUrl } from './transport.js';
 
 interface OpenAIImagesResponse {
   data?: Array<{ b64_json?: string; url?: string }>;
@@ -27,11 +28,11 @@ export const openaiImageAdapter: ImageAdapter = {
   },
   async start(request, context) {
     const { provider } = context;
-    const headers: Record<string, string> = provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
+    const headers = await authorizationHeaders(provider);
     const response =
       request.operation === 'generate'
-        ? await sendUpstream(context, `${provider.baseUrl}/images/generations`, { method: 'POST', headers, json: generationBody(request, context) })
-        : await sendUpstream(context, `${provider.baseUrl}/images/edits`, { method: 'POST', headers, form: editForm(request, context) });
+        ? await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'images/generations'), { method: 'POST', headers, json: generationBody(request, context) })
+        : await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'images/edits'), { method: 'POST', headers, form: editForm(request, context) });
     const body = await readJsonObject<OpenAIImagesResponse>(provider.id, response);
     return { state: 'completed', images: readImages(body, provider.id) };
   },

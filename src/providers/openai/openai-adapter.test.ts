@@ -59,7 +59,7 @@ function provider(fields: Partial<ProviderConfig> = {}): ProviderConfig {
     name: 'Acme',
     api: 'openai',
     baseUrl,
-    apiKey: 'sk-test-123',
+    auth: { kind: 'bearer', token: 'sk-test-123' },
     enabled: true,
     headers: { 'x-title': 'Switchyard' },
     timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
@@ -98,7 +98,7 @@ describe('openaiAdapter.generate', () => {
 
   it('sends no Authorization header without a key, and tolerates a trailing slash in the base URL', async () => {
     handler = answerJson(200, loadFixture('text.json'));
-    await openaiAdapter.generate(request, context({ apiKey: '', baseUrl: `${baseUrl}/` }));
+    await openaiAdapter.generate(request, context({ auth: { kind: 'none' }, baseUrl: `${baseUrl}/` }));
     expect(received[0].url).toBe('/v1/chat/completions');
     expect(received[0].headers).not.toHaveProperty('authorization');
   });

@@ -20,7 +20,7 @@ export const openaiAdapter: TextProviderAdapter = {
   async generate(request, context) {
     const { provider } = context;
     const body = convertToChatCompletionsRequest(request, { providerModel: context.providerModel, baseUrl: provider.baseUrl, stream: false });
-    const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
+    const response = await postJson(context, chatCompletionsUrl(provider, context.providerModel), await authorizationHeaders(provider), body);
     let text: string;
     try {
       text = await response.body.text();
@@ -35,7 +35,7 @@ export const openaiAdapter: TextProviderAdapter = {
     const body = convertToChatCompletionsRequest(request, { providerModel: context.providerModel, baseUrl: provider.baseUrl, stream: true });
     // The first-byte budget runs from sending the request to the first stream event.
     const deadline = performance.now() + provider.timeouts.firstByteMs;
-    const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
+    const response = await postJson(context, chatCompletionsUrl(provider, context.providerModel), await authorizationHeaders(provider), body);
     return startProviderStream(response.body, (chunks, options) => convertChatCompletionStream(parseSse(chunks), options), {
       providerId: provider.id,
       signal: context.signal,

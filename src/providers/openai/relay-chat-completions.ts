@@ -58,7 +58,7 @@ function upstreamBody(call: RelayCall, context: CallContext, stream: boolean): J
  */
 async function relayChatCompletion(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<RelayedAnswer> {
   const { provider } = context;
-  const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
+  const response = await postJson(context, chatCompletionsUrl(provider, context.providerModel), await authorizationHeaders(provider), body);
   let raw: string;
   try {
     raw = await response.body.text();
@@ -98,7 +98,7 @@ async function relayChatCompletion(body: JsonRecord, context: CallContext, ident
 async function relayChatCompletionStream(body: JsonRecord, context: CallContext, identity: ChatRelayIdentity): Promise<AsyncIterable<RelayedPart>> {
   const { provider } = context;
   const deadline = performance.now() + provider.timeouts.firstByteMs;
-  const response = await postJson(context, chatCompletionsUrl(provider), authorizationHeaders(provider), body);
+  const response = await postJson(context, chatCompletionsUrl(provider, context.providerModel), await authorizationHeaders(provider), body);
   const parts = await startProviderStream(response.body, (chunks, options) => relayChunks(parseSse(chunks), options, identity) as AsyncGenerator<StreamPart>, {
     providerId: provider.id,
     signal: context.signal,

@@ -5,6 +5,7 @@ import { postJson, readJsonObject } from '../shared/send-request.js';
 import type { VideoProviderAdapter } from '../video-adapter.js';
 import { convertToOpenAiVideoBody, readOpenAiJobId, readOpenAiVideoJob } from './videos-convert.js';
 import type { OpenAiVideoJob } from './videos-wire-types.js';
+import { authHeaders } from '../shared/auth-headers.js';
 
 /**
  * OpenAI's Videos API (Sora): `POST {base}/videos` starts a job, `GET {base}/videos/{id}` tells
@@ -15,7 +16,7 @@ export const openaiVideosAdapter: VideoProviderAdapter = {
   api: 'openai',
 
   async submit(request, context) {
-    const response = await postJson(context, videosUrl(context.provider), authorization(context.provider), convertToOpenAiVideoBody(request, context.providerModel));
+    const response = await postJson(context, videosUrl(context.provider), await authorization(context.provider), convertToOpenAiVideoBody(request, context.providerModel));
     const job = await readJsonObject<OpenAiVideoJob>(context.provider.id, response);
     const jobId = readOpenAiJobId(context.provider.id, job);
     const state = readOpenAiVideoJob(context.provider.id, job);
@@ -24,12 +25,12 @@ export const openaiVideosAdapter: VideoProviderAdapter = {
   },
 
   async poll(jobId, context) {
-    const response = await getFromProvider(context, `${videosUrl(context.provider)}/${encodeURIComponent(jobId)}`, authorization(context.provider));
+    const response = await getFromProvider(context, `${videosUrl(context.provider)}/${encodeURIComponent(jobId)}`, await authorization(context.provider));
     return readOpenAiVideoJob(context.provider.id, await readJsonObject<OpenAiVideoJob>(context.provider.id, response));
   },
 
-  openContent(jobId, _result, context: CallContext) {
-    return getFromProvider(context, `${videosUrl(context.provider)}/${encodeURIComponent(jobId)}/content`, authorization(context.provider), { accept: 'application/binary' });
+  async openContent(jobId, _result, context: CallContext) {
+    return getFromProvider(context, `${videosUrl(context.provider)}/${encodeURIComponent(jobId)}/content`, await authorization(context.provider), { accept: 'application/binary' });
   },
 };
 
@@ -37,6 +38,6 @@ function videosUrl(provider: ProviderConfig): string {
   return `${provider.baseUrl.replace(/\/+$/, '')}/videos`;
 }
 
-function authorization(provider: ProviderConfig): Record<string, string> {
-  return provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
+async function authorization(provider: ProviderConfig): Promise<Record<string, string>> {
+  return authHeaders(provider.auth);
 }

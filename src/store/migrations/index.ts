@@ -11,6 +11,7 @@ import * as requestEndUser from './2026-11-24-2330-request-end-user.js';
 import * as dropReservationIndexes from './2026-11-25-0500-drop-reservation-indexes.js';
 import * as orderedReserveMany from './2026-11-25-1900-ordered-reserve-many.js';
 import * as requestOmitted from './2026-11-25-1900-request-omitted.js';
+import * as storedResponses from './2026-11-25-1930-stored-responses.js';
 import * as requestToolCost from './2026-11-25-2000-request-tool-cost.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -27,5 +28,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-0500-drop-reservation-indexes': dropReservationIndexes,
   '2026-11-25-1900-ordered-reserve-many': orderedReserveMany,
   '2026-11-25-1900-request-omitted': requestOmitted,
+  '2026-11-25-1930-stored-responses': storedResponses,
   '2026-11-25-2000-request-tool-cost': requestToolCost,
 };

@@ -1,26 +1,30 @@
 import type SqliteDatabase from 'better-sqlite3';
-import { allocateCharges } from '../../billing/allocate-charges.js';
-import { rollUpRequests } from '../../billing/roll-up-requests.js';
-import { activeSettlements, chargedRows, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch, type TakenReservation } from './books.js';
-import { toRequestRow } from './requests.js';
+import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
+import type { UsageRollupDelta } from './usage-rollups.js';
 
 /**
- * A batch of settlements, request log rows and usage rollups in one SQLite transaction, with
- * prepared statements on the synchronous driver: nothing else can run in between, and no query
- * is built per call. Throws (and changes nothing) when any statement fails.
+ * The statements of the group-committed books on SQLite, prepared once per database, for the
+ * synchronous transaction of `billing/write-books-sqlite.ts` (which decides what they write).
  */
-export function writeBooksSqlite(database: SqliteDatabase.Database, batch: BooksBatch): BookOutcome[] {
-  const statements = prepare(database);
-  return statements.write.immediate(batch);
+export interface BooksStatements {
+  /** Answers whether the row was new. */
+  insertRequestRow(values: Record<string, unknown>): boolean;
+  deleteReservation(id: string): TakenRow | undefined;
+  /** Takes `amount` out of a lease row that holds at least that much. */
+  shrinkReservation(id: string, amount: bigint): TakenRow | undefined;
+  accountFree(id: string): bigint | undefined;
+  /** Undefined for a key without a limit. */
+  keyFree(id: string): bigint | undefined;
+  changeAccount(change: FundsChange): void;
+  changeKey(change: FundsChange): void;
+  insertLedgerEntry(entry: LedgerEntryRow): void;
+  setRequestCost(id: string, cost: bigint): void;
+  addRollup(delta: UsageRollupDelta): void;
 }
 
-interface Statements {
-  write: SqliteDatabase.Transaction<(batch: BooksBatch) => BookOutcome[]>;
-}
+const cache = new WeakMap<SqliteDatabase.Database, BooksStatements>();
 
-const cache = new WeakMap<SqliteDatabase.Database, Statements>();
-
-function prepare(database: SqliteDatabase.Database): Statements {
+export function prepareBooksStatements(database: SqliteDatabase.Database): BooksStatements {
   const cached = cache.get(database);
   if (cached) return cached;
   const insertRow = new Map<string, SqliteDatabase.Statement>();
@@ -33,7 +37,8 @@ function prepare(database: SqliteDatabase.Database): Statements {
     }
     return statement;
   };
-  const takeReservation = database.prepare('delete from reservations where id = ? returning account_id, key_id, amount');
+  const takeReservation = database.prepare('delete from reservations where id = ? returning id, account_id, key_id, amount');
+  const shrink = database.prepare('update reservations set amount = amount - ? where id = ? and amount >= ? returning id, account_id, key_id, amount');
   const accountFree = database.prepare('select total_credits - total_usage - reserved as free from accounts where id = ?');
   const keyFree = database.prepare('select spend_limit - usage - reserved as free from api_keys where id = ? and spend_limit is not null');
   const updateAccount = database.prepare('update accounts set reserved = reserved - ?, total_usage = total_usage + ? where id = ?');
@@ -48,50 +53,18 @@ function prepare(database: SqliteDatabase.Database): Statements {
        prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
        cost = usage_rollups.cost + excluded.cost`,
   );
-
-  const write = database.transaction((batch: BooksBatch): BookOutcome[] => {
-    const rows = uniqueRows(batch.items);
-    const fresh = new Set<string>();
-    for (const row of rows) {
-      const values = toRequestRow(row);
-      if (rowStatement(Object.keys(values)).run(...Object.values(values)).changes > 0) fresh.add(row.id);
-    }
-    const active = activeSettlements(batch.items, fresh);
-    const taken = new Map<string, TakenReservation>();
-    for (const index of active) {
-      const id = batch.items[index].settlement!.reservationId;
-      if (id === null) continue;
-      const row = takeReservation.get(id) as { account_id: string; key_id: string | null; amount: bigint } | undefined;
-      if (row) taken.set(id, { accountId: row.account_id, keyId: row.key_id, amount: row.amount });
-    }
-    const plan = planSettlements(batch.items, active, taken);
-    const accounts = new Map<string, bigint>();
-    for (const id of plan.accountIds) accounts.set(id, (accountFree.get(id) as { free: bigint } | undefined)?.free ?? 0n);
-    const keys = new Map<string, bigint>();
-    for (const id of plan.keyIds) {
-      const row = keyFree.get(id) as { free: bigint } | undefined;
-      if (row) keys.set(id, row.free);
-    }
-    const indexes = [...plan.charges.keys()];
-    const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
-    const allocations = new Map(indexes.map((index, position) => [index, allocated[position]]));
-    const summary = summarizeCharges(plan, allocations, batch.items, batch);
-    for (const delta of summary.accounts) updateAccount.run(delta.released, delta.charged, delta.id);
-    for (const delta of summary.keys) updateKey.run(delta.released, delta.charged, delta.id);
-    for (const entry of summary.entries) insertEntry.run(entry.id, entry.account_id, entry.key_id, entry.kind, entry.amount, entry.request_id, entry.note, entry.created_at);
-    const outcomes = batch.items.map((item, index): BookOutcome => {
-      const allocation = allocations.get(index);
-      if (allocation) return { charged: allocation.charged, uncollected: allocation.uncollected, applied: true };
-      return item.row && !item.settlement && fresh.has(item.row.id) ? { charged: 0n, uncollected: 0n, applied: true } : notApplied;
-    });
-    const logged = chargedRows(batch.items, rows, fresh, allocations);
-    for (const row of logged) if (row.cost !== row.original) setCost.run(row.record.cost, row.record.id);
-    for (const delta of rollUpRequests(logged.map((row) => row.record))) {
-      addRollup.run(delta.accountId, delta.day, delta.keyId, delta.model, delta.provider, delta.requests, delta.promptTokens, delta.completionTokens, delta.cost);
-    }
-    return outcomes;
-  });
-  const statements = { write };
+  const statements: BooksStatements = {
+    insertRequestRow: (values) => rowStatement(Object.keys(values)).run(...Object.values(values)).changes > 0,
+    deleteReservation: (id) => takeReservation.get(id) as TakenRow | undefined,
+    shrinkReservation: (id, amount) => shrink.get(amount, id, amount) as TakenRow | undefined,
+    accountFree: (id) => (accountFree.get(id) as { free: bigint } | undefined)?.free,
+    keyFree: (id) => (keyFree.get(id) as { free: bigint } | undefined)?.free,
+    changeAccount: (change) => void updateAccount.run(change.released, change.charged, change.id),
+    changeKey: (change) => void updateKey.run(change.released, change.charged, change.id),
+    insertLedgerEntry: (entry) => void insertEntry.run(entry.id, entry.account_id, entry.key_id, entry.kind, entry.amount, entry.request_id, entry.note, entry.created_at),
+    setRequestCost: (id, cost) => void setCost.run(cost, id),
+    addRollup: (delta) => void addRollup.run(delta.accountId, delta.day, delta.keyId, delta.model, delta.provider, delta.requests, delta.promptTokens, delta.completionTokens, delta.cost),
+  };
   cache.set(database, statements);
   return statements;
 }

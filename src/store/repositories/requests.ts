@@ -1,46 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RequestsTable } from '../database.js';
 import { toBigInt, toBoolean, toNumber } from '../convert.js';
-
-/** `refused`: the gateway said no before any provider was called (402, 400, 503 …). */
-export type RequestStatus = 'completed' | 'failed' | 'aborted' | 'refused';
-
-/** One row of the request log. */
-export interface RequestRecord {
-  id: string;
-  accountId: string;
-  keyId: string | null;
-  model: string;
-  provider: string | null;
-  /** The API path that received it, e.g. `/chat/completions`. */
-  endpoint: string;
-  streamed: boolean;
-  status: RequestStatus;
-  errorCode: string | null;
-  latencyMs: number | null;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  reasoningTokens: number;
-  /** nano-USD actually charged. */
-  cost: bigint;
-  estimated: boolean;
-  createdAt: string;
-  /**
-   * The client's end-user id (`metadata.user_id`, `user`, `safety_identifier`), at most 256
-   * characters; absent or null when it sent none (rows not made from a text request).
-   */
-  endUser?: string | null;
-  /**
-   * What the request preferred and the endpoint that served it could not honour, in the client's
-   * field names (`tools[type=web_search]`, `reasoning.effort`); null or absent when nothing was.
-   */
-  omitted?: string[] | null;
-  /** Searches the gateway ran and charged (contract §4a); null or absent when it ran none. */
-  webSearchRequests?: number | null;
-  /** The part of `cost` that is not tokens: those searches (nano-USD). */
-  toolCost?: bigint | null;
-}
+import type { RequestRecord, RequestStatus } from '../../billing/request-record.js';
 
 export interface RequestFilter {
   accountId: string;

@@ -1,9 +1,15 @@
-import type { RequestRecord } from './requests.js';
+import type { RequestRecord } from './request-record.js';
+import type { FundsChange, LedgerEntryRow, TakenRow } from '../store/repositories/book-rows.js';
 
 /** One settlement to apply in a batch. */
 export interface SettlementEntry {
   /** null: nothing was reserved (the request bypassed the reservation); charge from the funds. */
   reservationId: string | null;
+  /**
+   * Set when the request reserved in memory within this instance's lease (see docs/leases.md):
+   * `reservationId` names the lease row, which shrinks by this amount instead of being deleted.
+   */
+  leaseHeld?: bigint;
   accountId: string;
   keyId: string | null;
   requestId: string;
@@ -46,29 +52,50 @@ export function uniqueRows(items: readonly BookItem[]): RequestRecord[] {
   return [...rows.values()];
 }
 
-/** A reservation row taken (deleted) by the batch. */
+/**
+ * What the batch must take from the reservations table for its active settlements: the rows of
+ * per-request reservations to delete, and for each lease the sum its requests held, to take out
+ * of the lease row in one change.
+ */
+export function reservationTakes(items: readonly BookItem[], active: readonly number[]): { deletes: string[]; shrinks: Array<{ id: string; amount: bigint }> } {
+  const deletes: string[] = [];
+  const shrinks = new Map<string, bigint>();
+  for (const index of active) {
+    const settlement = items[index].settlement!;
+    if (settlement.reservationId === null) continue;
+    if (settlement.leaseHeld === undefined) deletes.push(settlement.reservationId);
+    else shrinks.set(settlement.reservationId, (shrinks.get(settlement.reservationId) ?? 0n) + settlement.leaseHeld);
+  }
+  return { deletes, shrinks: [...shrinks].map(([id, amount]) => ({ id, amount })) };
+}
+
+/**
+ * Which active settlement found its reservation, from the rows the batch deleted and the lease
+ * rows it shrank. A lease row not shrunk (gone: swept while this instance looked dead) leaves
+ * all of its settlements without a reservation, as a swept reservation does.
+ */
+export function assignTaken(items: readonly BookItem[], active: readonly number[], deleted: readonly TakenRow[], shrunk: readonly TakenRow[]): Map<number, TakenReservation> {
+  const rows = new Map(deleted.map((row) => [row.id, row]));
+  const leases = new Map(shrunk.map((row) => [row.id, row]));
+  const taken = new Map<number, TakenReservation>();
+  for (const index of active) {
+    const settlement = items[index].settlement!;
+    if (settlement.reservationId === null) continue;
+    const row = settlement.leaseHeld === undefined ? rows.get(settlement.reservationId) : leases.get(settlement.reservationId);
+    if (row) taken.set(index, { accountId: row.account_id, keyId: row.key_id, amount: settlement.leaseHeld ?? row.amount });
+  }
+  return taken;
+}
+
+/** A reservation taken by the batch: a row deleted, or an amount out of a lease row. */
 export interface TakenReservation {
   accountId: string;
   keyId: string | null;
   amount: bigint;
 }
 
-export interface LedgerEntryRow {
-  id: string;
-  account_id: string;
-  key_id: string | null;
-  kind: 'charge' | 'uncollected';
-  amount: bigint;
-  request_id: string;
-  note: string | null;
-  created_at: string;
-}
-
-export interface FundsDelta {
-  id: string;
-  released: bigint;
-  charged: bigint;
-}
+export type { LedgerEntryRow };
+export type FundsDelta = FundsChange;
 
 /** The settlements of a batch that are to be applied: those whose row is new (or that have none). */
 export function activeSettlements(items: readonly BookItem[], freshRowIds: ReadonlySet<string>): number[] {
@@ -98,13 +125,13 @@ export interface SettlementPlan {
  * gone (swept while its instance looked dead) still charges its actual cost when its row is new
  * (fencing: never zero); one without a row is then taken as already ended.
  */
-export function planSettlements(items: readonly BookItem[], active: readonly number[], taken: ReadonlyMap<string, TakenReservation>): SettlementPlan {
+export function planSettlements(items: readonly BookItem[], active: readonly number[], taken: ReadonlyMap<number, TakenReservation>): SettlementPlan {
   const charges: SettlementPlan['charges'] = new Map();
   const accounts = new Set<string>();
   const keys = new Set<string>();
   for (const index of active) {
     const { settlement, row } = items[index];
-    const reservation = settlement!.reservationId === null ? undefined : taken.get(settlement!.reservationId);
+    const reservation = taken.get(index);
     if (!reservation && !row) continue;
     const charge = reservation
       ? { accountId: reservation.accountId, keyId: reservation.keyId, released: reservation.amount, cost: settlement!.cost }

@@ -1,8 +1,8 @@
-import type { Store } from '../create-store.js';
-import type { BookOutcome, BooksBatch } from './books.js';
-import { writeBooksPostgres } from './books-postgres.js';
-import { writeBooksSqlite } from './books-sqlite.js';
-import { retryOnConflict } from '../retry-conflicts.js';
+import type { Store } from '../store/create-store.js';
+import type { BookOutcome, BooksBatch } from './plan-books.js';
+import { writeBooksPostgres } from './write-books-postgres.js';
+import { writeBooksSqlite } from './write-books-sqlite.js';
+import { retryOnConflict } from '../store/retry-conflicts.js';
 
 /** One group-committed batch (see `books.ts`) on whichever database the store has. */
 export async function writeBooks(store: Pick<Store, 'sqlite' | 'pool'>, batch: BooksBatch): Promise<BookOutcome[]> {

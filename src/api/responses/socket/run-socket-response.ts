@@ -1,0 +1,70 @@
+import type { AppContext } from '../../../app-context.js';
+import type { Principal } from '../../../auth/principal.js';
+import { startRequestRecord } from '../../../billing/start-request-record.js';
+import { generateText, type TextGenerationOutcome } from '../../../generation/generate-text.js';
+import type { ResponseMeta } from '../../shared/text-call.js';
+import type { StreamEvent } from '../format-sse-event.js';
+import { encodeResponsesEvents } from '../encode-stream.js';
+import type { PriorTurnLookup } from '../continue-previous-response.js';
+import type { ResponsesEcho } from '../responses-echo.js';
+import type { ResponseObject } from '../responses-wire.js';
+import { createResponsesStyle } from '../routes.js';
+
+export interface SocketResponseInput {
+  /** The response's id and its request log row's; the `request_id` of an `error` message too. */
+  requestId: string;
+  principal: Principal;
+  /** The `response.create` message without its `type`. */
+  body: Record<string, unknown>;
+  lookup: PriorTurnLookup;
+  onFinished: (response: ResponseObject, inputItems: unknown[]) => void;
+  /** Sends one event; a promise when the socket's buffer is full and the next event should wait. */
+  send: (event: StreamEvent) => Promise<void> | undefined;
+  /** Aborted when the socket closes: the provider call stops and what was generated is charged. */
+  signal: AbortSignal;
+}
+
+/**
+ * One `response.create` on a Responses WebSocket: the same decode, routing, reservation,
+ * charge, request log row and stored response as `POST /v1/responses` with `stream: true`, and
+ * the same events, each sent as one message. An error before the first event is thrown for the
+ * connection to send as an `error` message; after it, the stream ends in-band (`response.failed`).
+ */
+export async function runSocketResponse(context: AppContext, input: SocketResponseInput): Promise<void> {
+  const { requestId } = input;
+  const body = { ...input.body, stream: true };
+  const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/responses', body });
+  const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
+  let outcome: TextGenerationOutcome;
+  let echo: ResponsesEcho;
+  try {
+    const decoded = style.decode(await style.prepare(body));
+    echo = decoded.extra;
+    record.identify(decoded.call.request.endUser);
+    outcome = await generateText(context, {
+      principal: input.principal,
+      call: decoded.call,
+      requestId,
+      api: 'responses',
+      signal: input.signal,
+      onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
+    });
+  } catch (error) {
+    await record.failed(error);
+    throw error;
+  }
+  const meta: ResponseMeta = { id: requestId, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
+  if (!outcome.stream || outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
+  try {
+    for await (const event of encodeResponsesEvents(outcome.parts, meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
+      if (input.signal.aborted) break;
+      const written = input.send(event);
+      if (written) await written;
+    }
+  } finally {
+    // Settles and closes the provider stream if the socket closed before it was read.
+    await outcome.close();
+  }
+  record.ended(outcome.candidate);
+  await record.admitted;
+}

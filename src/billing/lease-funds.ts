@@ -1,0 +1,197 @@
+import type { AppContext } from '../app-context.js';
+import { releaseOnce } from './reserve-funds.js';
+import { growLease, shrinkLease } from '../store/repositories/leases.js';
+
+export interface LeaseOptions {
+  instanceId: string;
+  /** The most one lease may grow by at a time (nano-USD). */
+  maxGrantNano: bigint;
+  /** A grant takes at most this fraction (1/n) of what the account and key have free. */
+  shareDivisor: bigint;
+  /** A grant must cover at least this many reservations of the size asked for; smaller balances are reserved exactly. */
+  minRequests: bigint;
+  /** After a refused grant, reservations of that account and key go to the database this long. */
+  exactForMs: number;
+  /** A lease unused this long is given back. */
+  idleMs: number;
+  lifetimeMs: number;
+}
+
+interface Lease {
+  id: string;
+  accountId: string;
+  keyId: string | null;
+  /** Held by the lease row and handed to no request: what this instance may still reserve. */
+  remaining: bigint;
+  /** Handed to requests whose settlement has not committed yet. */
+  inFlight: bigint;
+  /** Below this, a top-up starts ahead of need. */
+  lowWater: bigint;
+  growing?: Promise<void>;
+  usedAt: number;
+  /** Until then, no grant is asked for (the last one was refused). */
+  exactUntil: number;
+}
+
+/**
+ * Per-instance leases on one account's (and key's) funds (docs/leases.md): a slice of the free
+ * balance moved into a reservation row this instance holds, out of which its requests reserve in
+ * memory without a database round trip or a row lock. The lease row always equals what the
+ * instance has not yet settled out of it (requests in flight + `remaining`), so the sweep that
+ * releases a dead instance's reservations returns its leases exactly, and settlements (which
+ * shrink the row in their batch) can never take more than it holds.
+ */
+export class FundLeases {
+  private readonly leases = new Map<string, Lease>();
+
+  constructor(
+    private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
+    private readonly options: LeaseOptions,
+  ) {}
+
+  /**
+   * Takes `amount` out of this instance's lease for the account and key, growing it when it runs
+   * low; answers the lease row's id, or undefined when the reservation must go to the database
+   * (no lease can be had: the balance is small, or the database refused a grant lately).
+   */
+  async reserve(accountId: string, keyId: string | null, amount: bigint): Promise<string | undefined> {
+    const name = `${accountId}\u0000${keyId ?? ''}`;
+    let lease = this.leases.get(name);
+    const now = this.context.clock.now().getTime();
+    if (lease && lease.exactUntil > now) return undefined;
+    if (!lease || lease.remaining < amount) {
+      lease ??= this.open(name, accountId, keyId);
+      await this.grow(lease, amount);
+      if (this.leases.get(name) !== lease || lease.remaining < amount) return undefined;
+    }
+    lease.remaining -= amount;
+    lease.inFlight += amount;
+    lease.usedAt = now;
+    if (lease.remaining < lease.lowWater && !lease.growing) void this.grow(lease, amount);
+    return lease.id;
+  }
+
+  /** A reservation that ended without a charge: its amount is the lease's again. */
+  giveBack(leaseId: string, amount: bigint): void {
+    const lease = this.byId.get(leaseId);
+    if (!lease) return;
+    lease.inFlight -= amount;
+    lease.remaining += amount;
+  }
+
+  /** A settlement out of the lease committed: the row no longer holds its amount. */
+  settled(leaseId: string, amount: bigint): void {
+    const lease = this.byId.get(leaseId);
+    if (lease) lease.inFlight -= amount;
+  }
+
+  private open(name: string, accountId: string, keyId: string | null): Lease {
+    const lease: Lease = { id: this.context.createId('lse'), accountId, keyId, remaining: 0n, inFlight: 0n, lowWater: 0n, usedAt: this.context.clock.now().getTime(), exactUntil: 0 };
+    this.leases.set(name, lease);
+    this.byId.set(lease.id, lease);
+    return lease;
+  }
+
+  /**
+   * Leases by row id, dropped ones included until their row is deleted (their requests in
+   * flight still settle out of the row; the shutdown or the sweep deletes it).
+   */
+  private readonly byId = new Map<string, Lease>();
+  /** Lease rows inserted (a grant committed). */
+  private readonly opened = new Set<string>();
+
+  /** One grant at a time per lease; concurrent callers wait for the same one. */
+  private grow(lease: Lease, amount: bigint): Promise<void> {
+    lease.growing ??= this.askGrant(lease, amount).finally(() => {
+      lease.growing = undefined;
+    });
+    return lease.growing;
+  }
+
+  private async askGrant(lease: Lease, amount: bigint): Promise<void> {
+    const now = this.context.clock.now();
+    const { maxGrantNano, shareDivisor, minRequests } = this.options;
+    const minimum = amount * minRequests;
+    const granted = await growLease(
+      this.context.store.db,
+      {
+        id: lease.id,
+        accountId: lease.accountId,
+        keyId: lease.keyId,
+        instanceId: this.options.instanceId,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + this.options.lifetimeMs).toISOString(),
+        size: (free) => {
+          const share = free / shareDivisor;
+          const size = share < maxGrantNano ? share : maxGrantNano;
+          return size >= minimum ? size : 0n;
+        },
+      },
+      this.opened.has(lease.id),
+    ).catch(() => 0n);
+    if (granted === null) {
+      // Swept meanwhile: this lease is over; the next reservation opens a new one.
+      this.drop(lease);
+      this.opened.delete(lease.id);
+      return;
+    }
+    if (granted > 0n) {
+      this.opened.add(lease.id);
+      lease.remaining += granted;
+      lease.lowWater = granted / 2n;
+      return;
+    }
+    // Funds are scarce (or the database is failing): reserve exactly for a while, and give back
+    // what is not in use, so that other instances' exact reservations can use every last unit.
+    lease.exactUntil = now.getTime() + this.options.exactForMs;
+    await this.returnRemaining(lease);
+  }
+
+  private async returnRemaining(lease: Lease): Promise<void> {
+    const amount = lease.remaining;
+    if (amount <= 0n || !this.opened.has(lease.id)) return;
+    lease.remaining = 0n;
+    const returned = await shrinkLease(this.context.store.db, lease.id, amount).catch(() => false);
+    if (!returned) lease.remaining += amount;
+  }
+
+  private drop(lease: Lease): void {
+    const name = `${lease.accountId}\u0000${lease.keyId ?? ''}`;
+    if (this.leases.get(name) === lease) this.leases.delete(name);
+  }
+
+  /**
+   * Ends leases unused for `idleMs` (run with the heartbeat): one with nothing in flight is
+   * deleted whole and forgotten, so an instance holds rows and memory only for the accounts it
+   * serves now; one with requests in flight gives back its unused part.
+   */
+  async returnIdle(): Promise<void> {
+    const before = this.context.clock.now().getTime() - this.options.idleMs;
+    for (const lease of [...this.byId.values()]) {
+      if (lease.usedAt >= before || lease.growing) continue;
+      if (lease.inFlight > 0n) {
+        await this.returnRemaining(lease);
+        continue;
+      }
+      this.drop(lease);
+      this.byId.delete(lease.id);
+      lease.remaining = 0n;
+      if (this.opened.delete(lease.id)) await releaseOnce(this.context.store, lease.id).catch(() => false);
+    }
+  }
+
+  /** This instance was declared dead: others released its lease rows; reserve anew. */
+  forget(): void {
+    this.leases.clear();
+    this.byId.clear();
+    this.opened.clear();
+  }
+
+  /** At shutdown, once every settlement is committed: each lease row back to its account and key. */
+  async close(): Promise<void> {
+    this.leases.clear();
+    this.byId.clear();
+    for (const id of this.opened) await releaseOnce(this.context.store, id).catch(() => false);
+    this.opened.clear();
+  }
+}

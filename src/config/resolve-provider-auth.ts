@@ -1,0 +1,60 @@
+import type { ProviderEntry } from './config-schema.js';
+import type { ProviderApi, ProviderAuth, ProviderPlatform } from './types.js';
+
+/**
+ * Where each protocol's vendor expects its API key. A `Record` over every protocol, so a protocol
+ * added to the descriptor does not compile until its key's place is stated here.
+ */
+const keyPlacement: Record<ProviderApi, (key: string) => ProviderAuth> = {
+  openai: (token) => ({ kind: 'bearer', token }),
+  anthropic: (key) => ({ kind: 'api-key-header', header: 'x-api-key', key }),
+  gemini: (key) => ({ kind: 'api-key-header', header: 'x-goog-api-key', key }),
+  fal: (key) => ({ kind: 'api-key-header', header: 'authorization', scheme: 'Key', key }),
+};
+
+/** Where each cloud expects the API key of the protocol it hosts. */
+const platformKeyPlacement: Record<ProviderPlatform['kind'], (key: string) => ProviderAuth> = {
+  // https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#authentication
+  azure: (key) => ({ kind: 'api-key-header', header: 'api-key', key }),
+  // A Vertex AI API key (express mode), in Google's key header.
+  vertex: (key) => ({ kind: 'api-key-header', header: 'x-goog-api-key', key }),
+};
+
+const googleTokenUrl = 'https://oauth2.googleapis.com/token';
+
+/**
+ * A provider's authentication from its protocol, platform and secrets; no secret (or an empty
+ * one) sends none. A Vertex service account must be a key file's JSON with `client_email` and
+ * `private_key`; the error names the field, never the secret.
+ */
+export function resolveProviderAuth(
+  entry: ProviderEntry,
+  platform: ProviderPlatform | undefined,
+  path: string,
+  fail: (path: string, expected: string) => never,
+): ProviderAuth {
+  if (entry.platform?.kind === 'vertex' && entry.platform.service_account) {
+    const field = `${path}.platform.service_account`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(entry.platform.service_account);
+    } catch {
+      return fail(field, 'expected the JSON of a service account key file');
+    }
+    const account = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+    if (typeof account.client_email !== 'string' || typeof account.private_key !== 'string') {
+      return fail(field, 'expected a service account key file with client_email and private_key');
+    }
+    return {
+      kind: 'google-service-account',
+      providerId: entry.id,
+      clientEmail: account.client_email,
+      privateKey: account.private_key,
+      ...(typeof account.private_key_id === 'string' && { privateKeyId: account.private_key_id }),
+      tokenUri: typeof account.token_uri === 'string' ? account.token_uri : googleTokenUrl,
+    };
+  }
+  const key = entry.api_key;
+  if (!key) return { kind: 'none' };
+  return platform ? platformKeyPlacement[platform.kind](key) : keyPlacement[entry.api](key);
+}

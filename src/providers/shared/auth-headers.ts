@@ -1,0 +1,19 @@
+import type { ProviderAuth } from '../../config/types.js';
+import { readGoogleAccessToken } from './google-access-token.js';
+
+/**
+ * The headers that authenticate one upstream request. Asynchronous because a cloud credential
+ * may first need a token (cached, so usually it does not wait).
+ */
+export async function authHeaders(auth: ProviderAuth): Promise<Record<string, string>> {
+  switch (auth.kind) {
+    case 'none':
+      return {};
+    case 'api-key-header':
+      return { [auth.header]: auth.scheme === undefined ? auth.key : `${auth.scheme} ${auth.key}` };
+    case 'bearer':
+      return { authorization: `Bearer ${auth.token}` };
+    case 'google-service-account':
+      return { authorization: `Bearer ${await readGoogleAccessToken(auth)}` };
+  }
+}

@@ -1,0 +1,87 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../database.js';
+import { toBigInt } from '../convert.js';
+
+/**
+ * A lease is a reservation row held by an instance (`instance_id`), whose amount the instance
+ * hands out in memory to its requests; settlements shrink it (`books-*.ts`), the sweep releases
+ * it like any reservation when the instance dies. These statements grow and shrink it; how much
+ * (the sizing rule) is the caller's.
+ */
+export interface GrowLease {
+  id: string;
+  accountId: string;
+  keyId: string | null;
+  instanceId: string;
+  createdAt: string;
+  expiresAt: string;
+  /** What the lease may grow by, from what the account (and key) has free: a function of it. */
+  size(free: bigint): bigint;
+}
+
+/**
+ * Grows (or opens) a lease by `size(free)` in one transaction, in the global lock order every
+ * writer keeps: the reservation row first (as settlements and releases take it), then the
+ * account, then the key. Answers the amount added (0: too little free, nothing changed), or
+ * null when the lease was ended meanwhile (swept): the caller must open a new one.
+ */
+export async function growLease(db: Kysely<Database>, lease: GrowLease, existing: boolean): Promise<bigint | null> {
+  return db.transaction().execute(async (trx) => {
+    if (existing) {
+      const row = await trx.selectFrom('reservations').select('id').where('id', '=', lease.id).forUpdate().executeTakeFirst();
+      if (!row) return null;
+    }
+    const account = await trx
+      .selectFrom('accounts')
+      .select(sql<bigint>`total_credits - total_usage - reserved`.as('free'))
+      .where('id', '=', lease.accountId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!account) return 0n;
+    let free = toBigInt(account.free);
+    if (lease.keyId !== null) {
+      const key = await trx
+        .selectFrom('api_keys')
+        .select(sql<bigint | null>`spend_limit - usage - reserved`.as('free'))
+        .where('id', '=', lease.keyId)
+        .forNoKeyUpdate()
+        .executeTakeFirst();
+      if (!key) return 0n;
+      if (key.free !== null && toBigInt(key.free) < free) free = toBigInt(key.free);
+    }
+    const amount = lease.size(free);
+    if (amount <= 0n || amount > free) return 0n;
+    await trx.updateTable('accounts').set((eb) => ({ reserved: eb('reserved', '+', amount) })).where('id', '=', lease.accountId).execute();
+    if (lease.keyId !== null) await trx.updateTable('api_keys').set((eb) => ({ reserved: eb('reserved', '+', amount) })).where('id', '=', lease.keyId).execute();
+    if (existing) {
+      await trx.updateTable('reservations').set((eb) => ({ amount: eb('amount', '+', amount), expires_at: lease.expiresAt })).where('id', '=', lease.id).execute();
+    } else {
+      await trx
+        .insertInto('reservations')
+        .values({ id: lease.id, account_id: lease.accountId, key_id: lease.keyId, request_id: lease.id, amount, created_at: lease.createdAt, expires_at: lease.expiresAt, instance_id: lease.instanceId })
+        .execute();
+    }
+    return amount;
+  });
+}
+
+/**
+ * Gives `amount` of a lease back to the account and key (same lock order: reservation, account,
+ * key). Answers false when the lease row is gone or holds less (nothing changed).
+ */
+export async function shrinkLease(db: Kysely<Database>, id: string, amount: bigint): Promise<boolean> {
+  if (amount <= 0n) return true;
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('reservations')
+      .set((eb) => ({ amount: eb('amount', '-', amount) }))
+      .where('id', '=', id)
+      .where('amount', '>=', amount)
+      .returning(['account_id', 'key_id'])
+      .executeTakeFirst();
+    if (!row) return false;
+    await trx.updateTable('accounts').set((eb) => ({ reserved: eb('reserved', '-', amount) })).where('id', '=', row.account_id).execute();
+    if (row.key_id !== null) await trx.updateTable('api_keys').set((eb) => ({ reserved: eb('reserved', '-', amount) })).where('id', '=', row.key_id).execute();
+    return true;
+  });
+}

@@ -1,0 +1,106 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/create-account.js';
+import { createApiKey } from '../../src/accounts/create-api-key.js';
+import { Ledger, type Reservation } from '../../src/billing/ledger.js';
+import { systemClock } from '../../src/core/clock.js';
+import { GatewayError } from '../../src/errors/gateway-error.js';
+import { createId } from '../../src/core/ids.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
+
+/**
+ * The lease invariants of docs/leases.md, on two ledgers (two instances) sharing one real
+ * PostgreSQL database: reservations that race each other and their leases' top-ups never take
+ * the balance or the key's limit below zero, never hand out more than a lease row holds, and
+ * leave the books exact once settled and returned.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+if (!postgresUrl) process.stdout.write('PostgreSQL lease invariant tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
+
+const leases = { maxGrantNano: 1_000_000_000n, shareDivisor: 8n, minRequests: 16n, exactForMs: 2_000, idleMs: 30_000 };
+
+describe.skipIf(!postgresUrl)('lease invariants on PostgreSQL', () => {
+  let test: TestStore;
+  const context = () => ({ store: test.store, clock: systemClock, createId });
+  beforeAll(async () => {
+    test = await openTestStore({ name: 'postgres', url: postgresUrl! });
+  });
+  afterAll(async () => test?.close());
+
+  async function money(accountId: string, keyId: string) {
+    const row = await sql<{ free: string; reserved: string; usage: string; key_free: string; held: string | null; leases: string }>`
+      select (a.total_credits - a.total_usage - a.reserved)::text as free, a.reserved::text as reserved, a.total_usage::text as usage,
+        (k.spend_limit - k.usage - k.reserved)::text as key_free,
+        (select sum(amount) from reservations where account_id = a.id)::text as held,
+        (select count(*) from reservations where account_id = a.id and id like 'lse%')::text as leases
+      from accounts a join api_keys k on k.account_id = a.id where a.id = ${accountId} and k.id = ${keyId}`.execute(test.store.db);
+    const [one] = row.rows;
+    return { free: BigInt(one.free), reserved: BigInt(one.reserved), usage: BigInt(one.usage), keyFree: BigInt(one.key_free), held: BigInt(one.held ?? 0), leases: Number(one.leases) };
+  }
+
+  it('racing reservations on two instances: never below zero, never more than the lease rows hold, one lease per instance, books exact', async () => {
+    const amount = 1_000_000n;
+    // The key's limit binds before the balance does: 300 reservations' worth.
+    const { account } = await createAccount(context(), { credits: 1_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'limited', management: false, spendLimit: 300n * amount });
+    const ledgers = ['ins_a', 'ins_b'].map((instanceId) => new Ledger(context(), { instanceId: `${instanceId}_${createId('t')}`, instanceTimeoutMs: 60_000, leases }));
+    for (const ledger of ledgers) await ledger.startInstance();
+    const held: Reservation[] = [];
+    let refused = 0;
+    // Waves of concurrent reservations, each checked against the rows while they are held.
+    for (let wave = 0; wave < 8; wave += 1) {
+      const outcomes = await Promise.all(
+        Array.from({ length: 60 }, (_, index) =>
+          ledgers[index % 2].reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount }).catch((error: unknown) => {
+            if (error instanceof GatewayError && error.code === 'insufficient_balance') return undefined;
+            throw error;
+          }),
+        ),
+      );
+      for (const outcome of outcomes) {
+        if (outcome) held.push(outcome);
+        else refused += 1;
+      }
+      const now = await money(account.id, key.id);
+      expect(now.free).toBeGreaterThanOrEqual(0n);
+      expect(now.keyFree).toBeGreaterThanOrEqual(0n);
+      expect(now.held).toBe(now.reserved);
+      // What the requests hold out of each lease never exceeds that lease's row.
+      const rows = await test.store.db.selectFrom('reservations').select(['id', 'amount']).where('account_id', '=', account.id).execute();
+      const byLease = new Map<string, bigint>();
+      for (const reservation of held) if (reservation.leaseId) byLease.set(reservation.leaseId, (byLease.get(reservation.leaseId) ?? 0n) + reservation.amount);
+      for (const [leaseId, sum] of byLease) expect(BigInt(rows.find((row) => row.id === leaseId)?.amount ?? -1n)).toBeGreaterThanOrEqual(sum);
+      expect(now.leases).toBeLessThanOrEqual(2);
+    }
+    expect(held.length).toBe(300);
+    expect(refused).toBe(8 * 60 - 300);
+    expect(held.filter((reservation) => reservation.leaseId !== undefined).length).toBeGreaterThan(100);
+    // Half fail (released), half settle at their amount.
+    await Promise.all(held.map((reservation, index) => (index % 2 === 0 ? ledgers[0].settle(reservation, amount) : ledgers[0].release(reservation))));
+    for (const ledger of ledgers) await ledger.returnLeases();
+    const after = await money(account.id, key.id);
+    expect(after).toMatchObject({ reserved: 0n, held: 0n, usage: 150n * amount, leases: 0 });
+  });
+
+  it('a lease unused past the idle time gives back its unused part while requests are in flight, and its row once none is', async () => {
+    const amount = 1_000_000n;
+    const clock = new ManualClock(Date.now());
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'idle', management: false, spendLimit: 100_000n * amount });
+    const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
+    await ledger.startInstance();
+    const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const second = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    expect(first.leaseId).toBeDefined();
+    expect((await money(account.id, key.id)).reserved).toBeGreaterThan(2n * amount);
+    clock.advance(leases.idleMs + 1);
+    await ledger.returnIdleLeases();
+    // Two requests in flight: the row keeps exactly what they hold.
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 2n * amount, held: 2n * amount, leases: 1 });
+    await ledger.settle(first, amount);
+    await ledger.release(second);
+    await ledger.returnIdleLeases();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, usage: amount, leases: 0 });
+  });
+});

@@ -1,0 +1,180 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { createStore, type Store } from '../../src/store/create-store.js';
+import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';
+import { uniqueSchemaName } from '../helpers/test-databases.js';
+
+/**
+ * Issue 23, scope 1: three real `switchyard serve` processes on one account, reserving within
+ * per-instance leases (`SWITCHYARD_LEASES=on`). A model priced by completion tokens only,
+ * a reply longer than `max_tokens`: every request reserves and is charged exactly COST, so a
+ * balance of N × COST must serve exactly N requests whichever instance serves them.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+if (!postgresUrl) process.stdout.write('PostgreSQL lease tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
+afterAll(killSpawnedServers);
+
+const MAX_TOKENS = 10;
+// 100 USD per million completion tokens × 10 tokens = 0.001 USD.
+const COST = 1_000_000n;
+const INSTANCE_TIMEOUT_MS = 1500;
+
+function catalogYaml(simulatorUrl: string): string {
+  return `
+limits: {free_daily_requests: 5, requests_per_minute: 0}
+providers:
+  - {id: sim-openai, name: Sim OpenAI, api: openai, base_url: "${simulatorUrl}/openai/v1", api_key: sim-key}
+models:
+  - id: sim/fixed
+    name: "Sim: fixed cost"
+    context_length: 32000
+    modalities: {input: [text], output: [text]}
+    endpoints:
+      - provider: sim-openai
+        model: gpt-fixed
+        pricing: {prompt: 0, completion: 100}
+        supported_parameters: [max_tokens]
+        max_completion_tokens: 1000
+`;
+}
+
+async function setUp(credits: string) {
+  const schema = uniqueSchemaName();
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`create schema "${schema}"`);
+  const simulator = await startSimulator({ latencyMs: 20, replyTokens: 50 });
+  const directory = mkdtempSync(join(tmpdir(), 'switchyard-leases-'));
+  const configPath = join(directory, 'switchyard.yaml');
+  writeFileSync(configPath, catalogYaml(simulator.url));
+  const env = { DATABASE_URL: postgresUrl!, PGOPTIONS: `-c search_path=${schema}`, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'silent', SWITCHYARD_INSTANCE_TIMEOUT_MS: String(INSTANCE_TIMEOUT_MS), SWITCHYARD_LEASES: process.env.SWITCHYARD_LEASES ?? 'on' };
+  const store = await createStore(postgresUrl!, { schema });
+  const created = spawnSync(process.execPath, [switchyardBin, 'admin', 'create-account', '--credits', credits], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const { key, data } = JSON.parse(created.stdout) as { key: string; data: { id: string } };
+  const close = async () => {
+    await store.close();
+    await simulator.close();
+    await admin.query(`drop schema if exists "${schema}" cascade`);
+    await admin.end();
+  };
+  return { env, store, key, accountId: data.id, close };
+}
+
+function sendTo(url: string, key: string, index: number): Promise<number> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sim/fixed', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: `request ${index}` }] }),
+  }).then((response) => response.text().then(() => response.status, () => 0), () => 0);
+}
+
+/** Sends `count` requests round-robin over the instances, `concurrency` at a time. */
+async function burst(urls: readonly string[], key: string, count: number, concurrency: number): Promise<number[]> {
+  const statuses: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        statuses[index] = await sendTo(urls[index % urls.length], key, index);
+      }
+    }),
+  );
+  return statuses;
+}
+
+async function books(store: Store, accountId: string) {
+  const total = async (query: ReturnType<typeof sql<{ total: string | null }>>) => BigInt((await query.execute(store.db)).rows[0].total ?? 0);
+  const account = await store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+  return {
+    credits: BigInt(account.total_credits),
+    usage: BigInt(account.total_usage),
+    reserved: BigInt(account.reserved),
+    charges: await total(sql`select sum(amount)::text as total from ledger_entries where account_id = ${accountId} and kind = 'charge'`),
+    uncollected: await total(sql`select sum(amount)::text as total from ledger_entries where account_id = ${accountId} and kind = 'uncollected'`),
+    logged: await total(sql`select sum(cost)::text as total from requests where account_id = ${accountId}`),
+    rolledUp: await total(sql`select sum(cost)::text as total from usage_rollups where account_id = ${accountId}`),
+    held: await total(sql`select sum(amount)::text as total from reservations where account_id = ${accountId}`),
+  };
+}
+
+describe.skipIf(!postgresUrl)('leases: three instances on one hot account (PostgreSQL)', () => {
+  it('serves exactly N requests on a balance for N, refuses the rest with 402, and gives every lease back at shutdown', async () => {
+    const N = 240;
+    const setup = await setUp(((Number(COST) * N) / 1e9).toFixed(9));
+    try {
+      const instances = [await spawnServer(setup.env), await spawnServer(setup.env), await spawnServer(setup.env)];
+      let leasesSeen = 0;
+      const watch = setInterval(() => {
+        void sql<{ count: string }>`select count(*)::text as count from reservations where id like 'lse%'`.execute(setup.store.db).then((result) => {
+          leasesSeen = Math.max(leasesSeen, Number(result.rows[0].count));
+        }, () => undefined);
+      }, 20);
+      const statuses = await burst(instances.map((instance) => instance.url), setup.key, 2 * N, 24);
+      clearInterval(watch);
+      expect(statuses.filter((status) => status === 200).length).toBe(N);
+      expect(statuses.filter((status) => status === 402).length).toBe(N);
+      // The money went through leases, not only through the per-request reservation.
+      expect(leasesSeen).toBeGreaterThanOrEqual(2);
+      for (const instance of instances) instance.child.kill('SIGTERM');
+      await Promise.all(instances.map((instance) => new Promise((resolve) => instance.child.once('exit', resolve))));
+      const after = await books(setup.store, setup.accountId);
+      expect(after.charges).toBe(COST * BigInt(N));
+      expect(after).toMatchObject({ usage: after.credits, reserved: 0n, held: 0n, uncollected: 0n, logged: after.charges, rolledUp: after.charges });
+    } finally {
+      await setup.close();
+    }
+  }, 180_000);
+
+  it('after kill -9 of one instance mid-burst, its lease is back within the instance timeout and the books are exact', async () => {
+    const setup = await setUp('5');
+    try {
+      const victim = await spawnServer(setup.env);
+      const victimId = (await setup.store.db.selectFrom('instances').select('id').executeTakeFirstOrThrow()).id;
+      const instances = [victim, await spawnServer(setup.env), await spawnServer(setup.env)];
+      const urls = instances.map((instance) => instance.url);
+      const running = burst(urls, setup.key, 900, 30);
+      // Until the victim holds a lease with requests in flight out of it.
+      let victimHeld = 0n;
+      for (let attempt = 0; attempt < 200 && victimHeld === 0n; attempt += 1) {
+        const row = await sql<{ held: string | null }>`select sum(amount)::text as held from reservations where instance_id = ${victimId} and id like 'lse%'`.execute(setup.store.db);
+        victimHeld = BigInt(row.rows[0].held ?? 0);
+        if (victimHeld === 0n) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(victimHeld).toBeGreaterThan(0n);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      victim.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      let releasedAfterMs = -1;
+      while (Date.now() - killedAt < 4 * INSTANCE_TIMEOUT_MS) {
+        const rows = await setup.store.db.selectFrom('reservations').select('id').where('instance_id', '=', victimId).execute();
+        if (rows.length === 0) {
+          releasedAfterMs = Date.now() - killedAt;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // Its last heartbeat was at most a third of the timeout before the kill, and the survivors sweep every third.
+      expect(releasedAfterMs).toBeGreaterThanOrEqual(0);
+      expect(releasedAfterMs).toBeLessThanOrEqual(INSTANCE_TIMEOUT_MS + INSTANCE_TIMEOUT_MS / 3 + 500);
+      const statuses = await running;
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(100);
+      for (const instance of instances.slice(1)) instance.child.kill('SIGTERM');
+      await Promise.all(instances.slice(1).map((instance) => new Promise((resolve) => instance.child.once('exit', resolve))));
+      const after = await books(setup.store, setup.accountId);
+      expect(after.charges).toBeGreaterThan(0n);
+      expect(after).toMatchObject({ reserved: 0n, held: 0n, uncollected: 0n, logged: after.charges, rolledUp: after.charges, usage: after.charges });
+      const charged = await sql<{ requests: string; entries: string }>`select (select count(*) from requests where account_id = ${setup.accountId} and cost > 0)::text as requests,
+        (select count(*) from ledger_entries where account_id = ${setup.accountId} and kind = 'charge')::text as entries`.execute(setup.store.db);
+      expect(charged.rows[0].requests).toBe(charged.rows[0].entries);
+    } finally {
+      await setup.close();
+    }
+  }, 180_000);
+});

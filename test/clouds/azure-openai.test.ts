@@ -1,0 +1,119 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+
+/**
+ * Azure OpenAI as a provider kind (`api: openai` with `platform: {kind: azure}`), through the
+ * simulator's Azure routes, which take only the `api-key` header and answer with Azure's content
+ * filter annotations: the v1 API and the deployment API, from every client style's official SDK.
+ */
+const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice]';
+const endpoint = (provider: string, model: string) =>
+  `      - provider: ${provider}\n        model: ${model}\n        pricing: {prompt: 1, completion: 2}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
+const model = (id: string, endpoints: string) =>
+  `  - id: ${id}\n    name: "Azure: ${id}"\n    context_length: 32000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n${endpoints}`;
+const catalogYaml = (url: string) => `
+limits: {free_daily_requests: 5, requests_per_minute: 0}
+providers:
+  - {id: azure-v1, name: Azure v1, api: openai, platform: {kind: azure}, base_url: "${url}/azure/openai/v1", api_key: sim-key}
+  - {id: azure-deployments, name: Azure deployments, api: openai, platform: {kind: azure, api_version: "2024-10-21"}, base_url: "${url}/azure/openai", api_key: sim-key}
+models:
+${model('azure/v1-model', endpoint('azure-v1', 'gpt-4o-azure'))}${model('azure/deployment-model', endpoint('azure-deployments', 'my-gpt-deployment'))}`;
+
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+let gateway: SimulatedGateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, catalogYaml });
+  openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+});
+afterAll(async () => gateway?.close());
+afterEach(() => gateway.simulator.reset());
+
+describe.each([
+  { id: 'azure/v1-model', upstream: 'gpt-4o-azure', path: '/azure/openai/v1/chat/completions' },
+  { id: 'azure/deployment-model', upstream: 'my-gpt-deployment', path: '/azure/openai/deployments/my-gpt-deployment/chat/completions?api-version=2024-10-21' },
+])('Azure OpenAI $id', ({ id, upstream, path }) => {
+  it('Chat Completions: answers with the api-key header on the Azure URL, streaming and not', async () => {
+    const completion = await openai.chat.completions.create({ model: id, messages: [{ role: 'user', content: 'hello azure' }] });
+    expect(completion.choices[0].message.content).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    const received = gateway.simulator.lastRequest('openai')!;
+    expect(received.path).toBe(path);
+    expect(received.headers['api-key']).toBe('sim-key');
+    expect(received.headers.authorization).toBeUndefined();
+
+    const stream = await openai.chat.completions.create({ model: id, messages: [{ role: 'user', content: 'hello azure' }], stream: true });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    expect(usage?.completion_tokens).toBe(16);
+  });
+
+  it('Chat Completions: calls tools, streaming and not', async () => {
+    const request = { model: id, messages: [{ role: 'user' as const, content: 'What is the weather?' }], tools: [{ type: 'function' as const, function: weatherTool }] };
+    const completion = await openai.chat.completions.create(request);
+    const call = completion.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect([call.function.name, JSON.parse(call.function.arguments)]).toEqual(['get_weather', { city: 'sample' }]);
+    const streamed = await openai.chat.completions.stream(request).finalChatCompletion();
+    expect(streamed.choices[0].finish_reason).toBe('tool_calls');
+    expect((streamed.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe('get_weather');
+  });
+
+  it('Messages: answers and calls tools, streaming and not', async () => {
+    const message = await anthropic.messages.create({ model: id, max_tokens: 200, messages: [{ role: 'user', content: 'hello azure' }] });
+    expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(new RegExp(`^Simulated reply from ${upstream}: `)) });
+    const tools = [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters as Anthropic.Tool.InputSchema }];
+    const final = await anthropic.messages.stream({ model: id, max_tokens: 200, messages: [{ role: 'user', content: 'What is the weather?' }], tools }).finalMessage();
+    expect(final.stop_reason).toBe('tool_use');
+    expect(final.content.find((block) => block.type === 'tool_use')).toMatchObject({ name: 'get_weather', input: { city: 'sample' } });
+  });
+
+  it('Responses: answers and calls tools, streaming and not', async () => {
+    const response = await openai.responses.create({ model: id, input: 'hello azure' });
+    expect(response.output_text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    const tools = [{ type: 'function' as const, name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.parameters, strict: false }];
+    const streamed = await openai.responses.stream({ model: id, input: 'What is the weather?', tools }).finalResponse();
+    expect(streamed.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'get_weather', arguments: '{"city":"sample"}' });
+  });
+
+  it('a filtered answer is a finish reason content_filter (not an error), streaming and not', async () => {
+    const messages = [{ role: 'user' as const, content: 'tell me something unsafe please' }];
+    const completion = await openai.chat.completions.create({ model: id, messages });
+    expect(completion.choices[0].finish_reason).toBe('content_filter');
+    expect(completion.choices[0].message.content!.split(' ').length).toBe(8);
+    const stream = await openai.chat.completions.create({ model: id, messages, stream: true });
+    const reasons: (string | null)[] = [];
+    for await (const chunk of stream) for (const choice of chunk.choices) if (choice.finish_reason) reasons.push(choice.finish_reason);
+    expect(reasons).toEqual(['content_filter']);
+    const translated = await anthropic.messages.create({ model: id, max_tokens: 200, messages });
+    expect(translated.stop_reason).toBe('refusal');
+  });
+});
+
+describe('Azure OpenAI errors', () => {
+  it("passes Azure's 429 on as a rate limit with its Retry-After", async () => {
+    gateway.simulator.setFault({ match: { model: 'gpt-4o-azure' }, fault: { status: 429, retry_after: 7 } });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'azure/v1-model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/rate|retry/i);
+  });
+});

@@ -1,0 +1,160 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkBooks } from '../../bench/check-books.js';
+import { quantile, runOpenLoopLoad, type LoadRequest } from '../helpers/run-open-loop-load.js';
+import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
+import { killSpawnedServers, spawnServer, spawnSimulator } from '../helpers/spawn-server.js';
+import { countDeadlocks, createTestDatabase } from '../helpers/test-databases.js';
+
+/**
+ * Issue 17, acceptance: one instance on PostgreSQL + Redis soaked at 200 mixed requests/s from a
+ * cold start — JSON and streams, Chat Completions and Messages, three upstream protocols, and a
+ * few streams the client gives up on (which is what first needs the tokenizer). In every interval,
+ * the first included: no unexpected error, p99 of the non-streamed requests under 500 ms; the
+ * heap's low point does not climb; the books are exact at the end.
+ *
+ * Duration: the issue's probe ran 3 minutes. Here the soak runs at least SOAK_DURATION_MS
+ * (default 60 s) and then until the process has lived through two major (Mark-Compact) GCs under
+ * load, at most SOAK_MAX_DURATION_MS (default 180 s, the issue's 3 minutes); figures are per
+ * 15-second interval. With the tokenizer built before the listener opens, the first major GC
+ * under load came after 45–50 s and the next ones every 10–35 s (Node 20, measured), so a run
+ * usually ends after 80–100 s; one that reaches the cap without two fails, so no setting can
+ * pass by missing them. The heap is what the load makes it: no heap-size flag, only
+ * `--trace-gc` to read it.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+if (!postgresUrl || !redisUrl) process.stdout.write('Soak SKIPPED: set TEST_DATABASE_URL=postgres://… and TEST_REDIS_URL=redis://… to run it\n');
+afterAll(killSpawnedServers);
+
+const MIN_DURATION_MS = Number(process.env.SOAK_DURATION_MS) || 60_000;
+const MAX_DURATION_MS = Math.max(MIN_DURATION_MS, Number(process.env.SOAK_MAX_DURATION_MS) || 180_000);
+const INTERVAL_MS = 15_000;
+/** Major GCs under load the soak lives through before it stops (after MIN_DURATION_MS). */
+const MAJOR_GCS = 2;
+const RATE = 200;
+const P99_BOUND_MS = 500;
+const ACCOUNTS = 10;
+const ADMIN_TOKEN = 'soak-admin-token';
+const MODELS = ['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model', 'sim/everywhere'];
+
+/** 60 % JSON, 38 % streams, 2 % streams the client abandons after 150 ms; both wires, four models. */
+function pick(index: number): LoadRequest {
+  const model = MODELS[index % MODELS.length];
+  const wire = Math.floor(index / MODELS.length) % 3 === 2 ? 'messages' : 'chat';
+  const slot = index % 50;
+  if (slot === 7) return { wire, stream: true, model, replyTokens: 64, abortAfterMs: 150 };
+  return { wire, stream: slot % 5 >= 3, model, replyTokens: 16 };
+}
+
+/** One `--trace-gc` line: when it arrived, the kind of collection, and the heap in use after it (MB). */
+interface GcEvent {
+  atMs: number;
+  major: boolean;
+  afterMb: number;
+}
+
+// "[pid:0x…]   1234 ms: Mark-Compact 45.6 (60.1) -> 30.2 (58.3) MB, …" (also Scavenge, Minor Mark-Compact)
+const GC_LINE = /\d+ ms: ([A-Za-z -]+?)(?: \([a-z ]+\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
+
+describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed requests/s', () => {
+  it('keeps p99 of non-streamed requests under 500 ms in every interval, the heap low point flat, and no unexpected error', async () => {
+    const database = await createTestDatabase(postgresUrl!);
+    const simulator = await spawnSimulator({ latencyMs: 5, tokensPerSecond: 40 });
+    const directory = mkdtempSync(join(tmpdir(), 'switchyard-soak-'));
+    const configPath = join(directory, 'switchyard.yaml');
+    writeFileSync(configPath, simulatedCatalogYaml(simulator.url));
+    const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl!, SWITCHYARD_CONFIG: configPath, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    const books = new pg.Client({ connectionString: database.url });
+    try {
+      const { child, url } = await spawnServer(env, undefined, ['--trace-gc']);
+      const gcEvents: GcEvent[] = [];
+      const errorLines: string[] = [];
+      let loadStarted = Number.POSITIVE_INFINITY;
+      let pending = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        const lines = (pending + chunk.toString()).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) {
+          const gc = GC_LINE.exec(line);
+          if (gc) gcEvents.push({ atMs: Date.now() - loadStarted, major: gc[1] === 'Mark-Compact', afterMb: Number(gc[2]) });
+          else if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
+        }
+      });
+      const keys: string[] = [];
+      const accountIds: string[] = [];
+      for (let index = 0; index < ACCOUNTS; index += 1) {
+        const response = await fetch(`${url}/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `soak ${index}`, credits: 1000 }) });
+        const created = (await response.json()) as { key: string; data: { id: string } };
+        keys.push(created.key);
+        accountIds.push(created.data.id);
+      }
+      // From a cold start: the load begins as soon as the instance says it is ready.
+      for (let attempt = 0; attempt < 600 && (await fetch(`${url}/ready`).then((response) => response.status)) !== 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      loadStarted = Date.now();
+      const majorsUnderLoad = () => gcEvents.filter((event) => event.major && event.atMs >= 0).length;
+      const outcomes = await runOpenLoopLoad({
+        url,
+        keys,
+        ratePerSecond: RATE,
+        pick,
+        shouldStop: (elapsed) => elapsed >= MIN_DURATION_MS && majorsUnderLoad() >= MAJOR_GCS,
+        maxDurationMs: MAX_DURATION_MS,
+        connections: 512,
+      });
+      const durationMs = outcomes.reduce((last, outcome) => Math.max(last, outcome.sentAtMs), 0);
+      // A last interval shorter than half of one joins the one before it.
+      const intervalCount = Math.max(1, Math.round(durationMs / INTERVAL_MS));
+
+      const unexpected = outcomes.filter((outcome) => outcome.error !== undefined || (outcome.aborted && outcome.request.abortAfterMs === undefined));
+      const intervalOf = (atMs: number) => Math.min(intervalCount - 1, Math.floor(atMs / INTERVAL_MS));
+      const intervals = Array.from({ length: intervalCount }, (_, interval) => {
+        const inInterval = outcomes.filter((outcome) => intervalOf(outcome.sentAtMs) === interval);
+        const json = inInterval.filter((outcome) => !outcome.request.stream && outcome.error === undefined).map((outcome) => outcome.latencyMs);
+        const majors = gcEvents.filter((event) => event.major && event.atMs >= 0 && event.atMs < durationMs && intervalOf(event.atMs) === interval);
+        return {
+          requests: inInterval.length,
+          jsonP99Ms: Math.round(quantile(json, 0.99)),
+          jsonMaxMs: Math.round(quantile(json, 1)),
+          majorGcs: majors.length,
+          // The heap's low point: what a full collection leaves (undefined in an interval without one).
+          heapLowMb: majors.length > 0 ? Math.min(...majors.map((event) => event.afterMb)) : undefined,
+        };
+      });
+      const majors = gcEvents.filter((event) => event.major && event.atMs >= 0 && event.atMs < durationMs);
+      process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; ${(durationMs / 1000).toFixed(0)} s; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; heap after each major GC under load: ${majors.map((event) => `${event.afterMb} MB at ${(event.atMs / 1000).toFixed(1)} s`).join(', ')} (before the load: ${gcEvents
+          .filter((event) => event.major && event.atMs < 0)
+          .map((event) => `${event.afterMb} MB`)
+          .join(', ')})\n`);
+
+      const firstErrors = unexpected.slice(0, 10).map((outcome) => `#${outcome.index} at ${Math.round(outcome.sentAtMs)} ms (${outcome.request.wire}${outcome.request.stream ? ' stream' : ''}): ${outcome.error ?? 'aborted'}`);
+      expect({ unexpected: unexpected.length, firstErrors, errorLines: errorLines.slice(0, 5) }).toEqual({ unexpected: 0, firstErrors: [], errorLines: [] });
+      expect(outcomes.length).toBeGreaterThan(RATE * (MIN_DURATION_MS / 1000) * 0.9);
+      for (const [index, interval] of intervals.entries()) expect.soft(interval.jsonP99Ms, `interval ${index + 1}: ${JSON.stringify(interval)}`).toBeLessThan(P99_BOUND_MS);
+      // The soak must have lived through major GCs, or the heap figures say nothing.
+      expect(majors.length, `fewer than ${MAJOR_GCS} major GCs under load in ${MAX_DURATION_MS} ms: raise SOAK_MAX_DURATION_MS`).toBeGreaterThanOrEqual(MAJOR_GCS);
+      // Flat: the lowest heap a full collection leaves after the first one under load is no higher
+      // than that first one, give or take 10 % + 5 MB of live request state. A leak raises every
+      // later low point (1 kB a request would add ~12 MB a minute at this rate); a burst of
+      // requests in flight raises only some.
+      const laterLowMb = Math.min(...majors.slice(1).map((event) => event.afterMb));
+      expect.soft(laterLowMb, `heap after major GCs: ${majors.map((event) => event.afterMb).join(', ')} MB`).toBeLessThanOrEqual(majors[0].afterMb * 1.1 + 5);
+
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await books.connect();
+      const checked = await checkBooks(books, 'public', accountIds);
+      expect(checked, JSON.stringify(checked)).toMatchObject({ exact: true, openReservations: 0, negativeBalances: 0 });
+      // One deadlock held 158 requests for over a second in the issue's soak.
+      expect(await countDeadlocks(postgresUrl!, database.name)).toBe(0);
+    } finally {
+      killSpawnedServers();
+      await books.end().catch(() => undefined);
+      await database.drop();
+    }
+  }, MAX_DURATION_MS + 120_000);
+});
