@@ -38,4 +38,8 @@ export interface RequestRecord {
    * field names (`tools[type=web_search]`, `reasoning.effort`); null or absent when nothing was.
    */
   omitted?: string[] | null;
+  /** Searches the gateway ran and charged (contract §4a); null or absent when it ran none. */
+  webSearchRequests?: number | null;
+  /** The part of `cost` that is not tokens: those searches (nano-USD). */
+  toolCost?: bigint | null;
 }

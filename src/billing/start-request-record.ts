@@ -88,6 +88,8 @@ export function startRequestRecord(
       cost: settlement.cost,
       estimated: usage.estimated === true,
       omitted: settlement.omitted && settlement.omitted.length > 0 ? [...settlement.omitted] : null,
+      webSearchRequests: usage.webSearchRequests ?? null,
+      toolCost: usage.toolCost ?? null,
     };
   };
 

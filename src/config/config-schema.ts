@@ -142,8 +142,42 @@ const TaskScheduleSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Hosted tools the gateway runs itself for models whose provider has none (contract §4a). */
+const HostedToolsSchema = Type.Object(
+  {
+    web_search: Type.Optional(
+      Type.Object(
+        {
+          backend: Type.Union([Type.Literal('searxng'), Type.Literal('brave'), Type.Literal('tavily'), Type.Literal('exa')], {
+            description: 'one of searxng, brave, tavily, exa',
+          }),
+          base_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http(s) URL' })),
+          api_key: Type.Optional(Type.String()),
+          price_per_search: Type.Optional(Price),
+          max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'an integer from 1 to 20' })),
+          max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'an integer from 1 to 20' })),
+          timeout_ms: Type.Optional(Type.Integer({ minimum: 100, description: 'an integer of at least 100' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    web_fetch: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          max_bytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'an integer of at least 1024' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    image_generation: Type.Optional(Type.Object({ model: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
+    hosted_tools: Type.Optional(HostedToolsSchema),
     limits: Type.Optional(
       Type.Object(
         {

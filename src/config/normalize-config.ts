@@ -3,7 +3,7 @@ import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './con
 import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
-import { textProviderApis, type Config, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
 
 export const canonicalParameters = new Set([
@@ -51,6 +51,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     providers,
     models,
     tasks: normalizeTaskSchedules(file.tasks),
+    hostedTools: normalizeHostedTools(file.hosted_tools, models, fail),
     media: {
       syncWindowMs: file.media?.sync_window_ms ?? defaultMediaConfig.syncWindowMs,
       pollIntervalMs: file.media?.poll_interval_ms ?? defaultMediaConfig.pollIntervalMs,
@@ -194,4 +195,55 @@ function normalizeTaskSchedules(tasks: ConfigFile['tasks']): Record<string, Task
     schedules[kind] = schedule;
   }
   return schedules;
+}
+
+/** Each backend's public API, used when `base_url` is not set (SearXNG has none: it is self-hosted). */
+const defaultSearchBaseUrls: Record<WebSearchBackend, string | undefined> = {
+  searxng: undefined,
+  brave: 'https://api.search.brave.com/res/v1',
+  tavily: 'https://api.tavily.com',
+  exa: 'https://api.exa.ai',
+};
+
+function normalizeHostedTools(
+  entry: ConfigFile['hosted_tools'],
+  models: ModelConfig[],
+  fail: (path: string, expected: string) => never,
+): HostedToolsConfig {
+  const tools: HostedToolsConfig = {};
+  const search = entry?.web_search;
+  if (search) {
+    const baseUrl = search.base_url ?? defaultSearchBaseUrls[search.backend];
+    if (baseUrl === undefined) fail('hosted_tools.web_search.base_url', `expected the URL of the ${search.backend} instance`);
+    const apiKey = search.api_key ?? '';
+    if (search.backend !== 'searxng' && apiKey === '') {
+      fail('hosted_tools.web_search.api_key', `expected the ${search.backend} API key (an unset \${VAR} counts as empty)`);
+    }
+    let pricePerSearch = 0n;
+    try {
+      pricePerSearch = usdToNano(search.price_per_search ?? 0);
+    } catch {
+      fail('hosted_tools.web_search.price_per_search', `expected a USD amount with at most 9 decimal places, got ${String(search.price_per_search)}`);
+    }
+    tools.webSearch = {
+      backend: search.backend,
+      baseUrl: baseUrl!.replace(/\/+$/, ''),
+      apiKey,
+      pricePerSearch,
+      maxResults: search.max_results ?? 5,
+      maxUses: search.max_uses ?? 5,
+      timeoutMs: search.timeout_ms ?? 10_000,
+    };
+  }
+  const fetch = entry?.web_fetch;
+  if (fetch && (fetch.enabled ?? true)) tools.webFetch = { maxBytes: fetch.max_bytes ?? 200_000 };
+  const image = entry?.image_generation;
+  if (image) {
+    const model = models.find((candidate) => candidate.id === image.model);
+    if (!model || !model.outputModalities.includes('image')) {
+      fail('hosted_tools.image_generation.model', `expected the id of a configured image model, got "${image.model}"`);
+    }
+    tools.imageGeneration = { model: image.model };
+  }
+  return tools;
 }

@@ -227,6 +227,8 @@ export interface Config {
   models: ModelConfig[];
   /** Speech and image settings; defaults apply when absent (see `media/media-settings.ts`). */
   media?: MediaConfig;
+  /** Hosted tools the gateway runs itself (contract §4a); each absent one is unavailable. */
+  hostedTools?: HostedToolsConfig;
   /** Per task kind (`video`, `image`): schedule overrides for the task engine; engine defaults when absent. */
   tasks?: Record<string, TaskScheduleConfig>;
 }
@@ -250,4 +252,27 @@ export interface MediaConfig {
   fetchTimeoutMs: number;
   /** How long gateway-served image URLs (`response_format: "url"`) stay downloadable. */
   fileTtlSeconds: number;
+}
+
+export type WebSearchBackend = 'searxng' | 'brave' | 'tavily' | 'exa';
+
+/** The `hosted_tools:` section of the config file (contract §4a). */
+export interface HostedToolsConfig {
+  webSearch?: {
+    backend: WebSearchBackend;
+    /** Without a trailing slash: the SearXNG instance, or the backend's API (its public one by default). */
+    baseUrl: string;
+    /** Empty where the backend needs none (SearXNG). Secret: never logged. */
+    apiKey: string;
+    /** Charged per search the gateway runs (nano-USD). */
+    pricePerSearch: bigint;
+    maxResults: number;
+    /** Searches one request may run, unless the client asks for fewer (Messages `max_uses`). */
+    maxUses: number;
+    /** Time one search may take before the model is told it failed. */
+    timeoutMs: number;
+  };
+  webFetch?: { maxBytes: number };
+  /** A catalog image model, charged at its own price. */
+  imageGeneration?: { model: string };
 }

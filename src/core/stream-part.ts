@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../errors/error-codes.js';
 import type { Citation } from './content.js';
+import type { HostedToolCall } from './hosted-tool-call.js';
 import type { FinishReason, StopDetails } from './finish-reason.js';
 import type { Usage } from './usage.js';
 
@@ -33,6 +34,8 @@ export type StreamPart =
    * units, as JavaScript counts), or for the answer as a whole when `textLength` is absent.
    */
   | { type: 'citation'; citation: Citation; textLength?: number }
+  /** A hosted tool the gateway ran (contract §4a), complete with its result, before the text it informed. */
+  | { type: 'hosted-tool-call'; call: HostedToolCall }
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   /** `cost` (nano-USD) is set by the gateway after pricing, before the part reaches an encoder. */

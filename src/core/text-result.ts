@@ -1,6 +1,7 @@
 import type { AssistantContentPart } from './content.js';
 import type { FinishReason, StopDetails } from './finish-reason.js';
 import type { Usage } from './usage.js';
+import type { HostedToolCall } from './hosted-tool-call.js';
 
 /** A complete (non-streaming) generation result, as decoded from any provider. */
 export interface TextResult {
@@ -15,4 +16,6 @@ export interface TextResult {
   /** The provider's own account of the stop (a refusal's category and explanation). */
   stopDetails?: StopDetails;
   usage: Usage;
+  /** Hosted tools the gateway ran on the way to this answer, in the order it ran them (contract §4a). */
+  hostedCalls?: HostedToolCall[];
 }

@@ -17,6 +17,10 @@ export interface Usage {
    * that model's price where the catalog knows it.
    */
   delegated?: DelegatedUsage[];
+  /** Searches the gateway ran and charged for this answer (contract §4a); failed ones are not counted. */
+  webSearchRequests?: number;
+  /** The part of the cost that is not tokens: searches at `price_per_search` (nano-USD). */
+  toolCost?: bigint;
 }
 
 /** Tokens of one pass served by another model; `model` is the provider's own model name. */

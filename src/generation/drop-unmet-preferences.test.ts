@@ -76,4 +76,38 @@ describe('dropUnmetPreferences', () => {
     expect(error).toMatchObject({ code: 'invalid_request', param: 'tool_choice' });
     expect(error.message).toContain('tools[type=web_search]');
   });
+
+  describe('with gateway-run hosted tools configured (contract §4a)', () => {
+    const hostedTools = {
+      webSearch: { backend: 'searxng' as const, baseUrl: 'http://127.0.0.1:8888', apiKey: '', pricePerSearch: 0n, maxResults: 5, maxUses: 3, timeoutMs: 1000 },
+      webFetch: { maxBytes: 1000 },
+      imageGeneration: { model: 'other/painter' },
+    };
+
+    it('the endpoint’s own search first; where it has none the gateway runs it, domain filter included, and nothing is omitted', () => {
+      const plainSearch = call({ webSearch: {} }, [search]);
+      expect(dropUnmetPreferences(catalog, plainSearch, searching, hostedTools)).toMatchObject({ omitted: [], request: { webSearch: {} } });
+      expect(dropUnmetPreferences(catalog, plainSearch, searching, hostedTools).gatewayTools).toBeUndefined();
+      expect(dropUnmetPreferences(catalog, plainSearch, plain, hostedTools)).toMatchObject({ omitted: [], gatewayTools: { webSearch: {} } });
+      // A domain filter the endpoint's own search cannot take (openai-wire): the gateway's search filters instead.
+      const filtered = call({ webSearch: { allowedDomains: ['example.com'] } }, [search, { ...webSearchDomainFilter('tools[0].filters.allowed_domains'), preference: true }]);
+      expect(dropUnmetPreferences(catalog, filtered, searching, hostedTools).gatewayTools).toEqual({ webSearch: { allowedDomains: ['example.com'] } });
+      const served = dropUnmetPreferences(catalog, filtered, plain, hostedTools);
+      expect(served.omitted).toEqual([]);
+      expect(served.gatewayTools).toEqual({ webSearch: { allowedDomains: ['example.com'] } });
+      expect(served.request).not.toHaveProperty('webSearch');
+    });
+
+    it('web fetch and image generation offered are run by the gateway where configured, other hosted tools still left out', () => {
+      const offered = call({}, [], [
+        { tool: 'web_fetch_20250910', field: 'tools[type=web_fetch_20250910]' },
+        { tool: 'image_generation', field: 'tools[type=image_generation]' },
+        { tool: 'code_interpreter', field: 'tools[type=code_interpreter]' },
+      ]);
+      const served = dropUnmetPreferences(catalog, offered, plain, hostedTools);
+      expect(served.gatewayTools).toEqual({ webFetch: true, imageGeneration: true });
+      expect(served.omitted).toEqual(['tools[type=code_interpreter]']);
+      expect(dropUnmetPreferences(catalog, offered, plain, {}).omitted).toHaveLength(3);
+    });
+  });
 });

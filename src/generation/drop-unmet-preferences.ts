@@ -1,6 +1,7 @@
 import type { DecodedTextCall } from '../core/text-call.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { CanonicalParameter, TextRequest } from '../core/text-request.js';
+import type { CanonicalParameter, TextRequest, WebSearchOptions } from '../core/text-request.js';
+import type { HostedToolsConfig } from '../config/types.js';
 import { unsupportedParameter } from '../errors/gateway-error.js';
 import type { Candidate } from '../routing/candidate.js';
 import { endpointMeets } from '../routing/select-candidates.js';
@@ -10,6 +11,15 @@ export interface PreferencePlan {
   request: TextRequest;
   /** The client's names of what was dropped, in request order (`x-switchyard-omitted`, the log's `omitted`). */
   omitted: readonly string[];
+  /** Hosted tools the gateway runs itself for this endpoint (contract §4a), absent when none. */
+  gatewayTools?: GatewayTools;
+}
+
+/** What the gateway runs in the model's place: the client's search settings, a web fetch. */
+export interface GatewayTools {
+  webSearch?: WebSearchOptions;
+  webFetch?: true;
+  imageGeneration?: true;
 }
 
 const noneOmitted: readonly string[] = Object.freeze([]);
@@ -27,12 +37,12 @@ const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest
  * hosted tool with `tool_choice` auto or none, reasoning settings — and this endpoint cannot
  * honour is left out, and said. A hosted tool is served, in this order, by the endpoint's own
  * tool (the web search of its provider, which routing already preferred), by a tool the gateway
- * runs itself where the operator configured one (contract §4a; chosen here, before omission,
- * once the gateway has any), or not at all. What the request forces stayed a requirement and was
+ * runs itself where the operator configured one (`hosted_tools`, contract §4a: returned as
+ * `gatewayTools`, for generation/run-hosted-tool-loop.ts), or not at all. What the request forces stayed a requirement and was
  * refused by routing; a `tool_choice` that forces some tool when only hosted tools were offered
  * and none is left is refused here, as that tool was forced.
  */
-export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate): PreferencePlan {
+export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate, hostedTools?: HostedToolsConfig): PreferencePlan {
   // The common request prefers nothing: no work, no allocation on the hot path.
   if (call.offeredTools === undefined && !call.parameters.some((parameter) => parameter.preference)) return { request: call.request, omitted: noneOmitted };
   const preferences = call.parameters.filter((parameter) => parameter.preference && withoutParameter[parameter.name] !== undefined);
@@ -42,11 +52,23 @@ export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, ca
     request = { ...request };
     for (const name of dropped) withoutParameter[name]!(request);
   }
+  // A search this endpoint cannot run, the gateway runs where the operator configured a backend
+  // (its domain filter too: the gateway filters what the backend found).
+  const gatewayTools: GatewayTools = {};
+  if (dropped.has('web_search') && hostedTools?.webSearch && call.request.webSearch) {
+    gatewayTools.webSearch = call.request.webSearch;
+    dropped.delete('web_search');
+  }
   // Every field that asked for what was dropped: a search and its domain filter, thinking and an effort.
   const omitted = [...new Set(preferences.filter((parameter) => dropped.has(parameter.name)).map((parameter) => parameter.field))];
-  for (const offered of call.offeredTools ?? []) omitted.push(offered.field);
-  if (omitted.length === 0) return { request, omitted };
-  return { request: withoutEmptyToolChoice(request, omitted), omitted };
+  for (const offered of call.offeredTools ?? []) {
+    if (hostedTools?.webFetch && offered.tool.startsWith('web_fetch_')) gatewayTools.webFetch = true;
+    else if (hostedTools?.imageGeneration && offered.tool === 'image_generation') gatewayTools.imageGeneration = true;
+    else omitted.push(offered.field);
+  }
+  const planned = gatewayTools.webSearch || gatewayTools.webFetch || gatewayTools.imageGeneration ? { gatewayTools } : {};
+  if (omitted.length === 0) return { request, omitted, ...planned };
+  return { request: planned.gatewayTools ? request : withoutEmptyToolChoice(request, omitted), omitted, ...planned };
 }
 
 /**

@@ -24,6 +24,11 @@ import { meterStream, type StreamSettlement } from './meter-stream.js';
 import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
+import { hostedLoopTurns, hostedToolsCeiling, runHostedToolLoop } from './run-hosted-tool-loop.js';
+import { streamResult } from './stream-result.js';
+import { generateImages } from '../media/generate-images.js';
+import { startRequestRecord } from '../billing/start-request-record.js';
+import { emptyUsage } from '../core/usage.js';
 import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
@@ -99,8 +104,10 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   const owner = { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId };
 
   const { candidate, value } = await tryCandidates(context, candidates, input.signal, async (candidate, control) => {
-    const { request: preferred, omitted } = dropUnmetPreferences(context.catalog, call, candidate);
-    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner);
+    const hostedTools = context.config.hostedTools;
+    const { request: preferred, omitted, gatewayTools } = dropUnmetPreferences(context.catalog, call, candidate, hostedTools);
+    const hosted = gatewayTools && hostedTools ? { turns: hostedLoopTurns(hostedTools, gatewayTools), extra: hostedToolsCeiling(hostedTools, gatewayTools) } : undefined;
+    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner, hosted);
     const { reservation } = planned;
     const request = untagRequestSignatures(planned.request, candidate.provider.api);
     // The request log records what was left out, in the row that commits with the charge.
@@ -111,7 +118,8 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
     try {
       // The client's body still carries what was left out for this endpoint: translated instead.
-      const passThrough = omitted.length === 0 && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
+      // A request the gateway runs tools for never goes through as the client sent it.
+      const passThrough = omitted.length === 0 && !gatewayTools && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
       if (passThrough && adapter.relay) {
         const relayed = await relayText(context, adapter.relay, {
           candidate,
@@ -129,6 +137,26 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         });
         rememberServer(candidate);
         return { ...relayed, omitted };
+      }
+      if (gatewayTools && hostedTools) {
+        const looped = await runHostedToolLoop({
+          adapter,
+          callContext,
+          request,
+          gatewayTools,
+          hostedTools,
+          pricing: candidate.endpoint.pricing,
+          pricingOf,
+          inputImages: prompt.images,
+          signal: input.signal,
+          logger: context.logger,
+          ...(gatewayTools.imageGeneration && hostedTools.imageGeneration && { generateImage: imageMaker(context, input, hostedTools.imageGeneration.model) }),
+        });
+        const result = tagResultSignatures(looped.result, candidate.provider.api);
+        const charged = await context.ledger.settle(reservation, looped.cost, onSettled({ usage: result.usage, cost: looped.cost, status: 'completed' }));
+        rememberServer(candidate);
+        if (!request.stream) return { stream: false as const, relayed: false as const, result, cost: charged, omitted };
+        return { stream: true as const, relayed: false as const, parts: streamResult(result, charged), close: async () => undefined, omitted };
       }
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
@@ -184,6 +212,38 @@ function withinOutputCap(candidates: Candidate[], request: TextRequest): Candida
     `The maximum output tokens requested (${maxTokens}) is above what '${candidates[0].model.id}' can produce (${cap}): send max_tokens (max_output_tokens on /responses) of at most ${cap}, or leave it out`,
     'max_tokens',
   );
+}
+
+/**
+ * Images for a text model's `image_generation` tool: each one a request of its own on the images
+ * path (routed, reserved and charged at the image model's price, with its own request log row,
+ * `{request id}-image-{n}`), so that the text request's charge stays what its tokens cost.
+ */
+function imageMaker(context: AppContext, input: TextGenerationInput, model: string): (prompt: string) => Promise<{ base64: string; mediaType: string }> {
+  let count = 0;
+  return async (prompt) => {
+    count += 1;
+    const requestId = `${input.requestId}-image-${count}`;
+    const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/images/generations', body: { model } });
+    try {
+      const outcome = await generateImages(context, {
+        principal: input.principal,
+        requestId,
+        route: { model, fallbackModels: [] },
+        request: { operation: 'generate', prompt, n: 1, images: [] },
+        imageUrls: [],
+        responseFormat: 'b64_json',
+        signal: input.signal,
+        settledRow: (candidate, cost) => record.settlementRow(candidate, { usage: { ...emptyUsage }, cost, status: 'completed' }),
+      });
+      if (outcome.kind !== 'completed' || outcome.images.length === 0) throw new Error('the image model did not finish in time');
+      record.settled(outcome.candidate, { usage: { ...emptyUsage }, cost: outcome.cost, status: 'completed' });
+      return { base64: outcome.images[0].bytes.toString('base64'), mediaType: outcome.images[0].contentType };
+    } catch (error) {
+      await record.failed(error);
+      throw error;
+    }
+  };
 }
 
 /** Usage counted with the tokenizer, for an answer whose provider reported none. */

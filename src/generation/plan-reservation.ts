@@ -15,6 +15,8 @@ export async function planReservation(
   request: TextRequest,
   prompt: { tokens: number; images: number },
   owner: { accountId: string; keyId: string | null; requestId: string },
+  /** A request the gateway runs hosted tools for: up to `turns` model turns, plus `extra` (every allowed search). */
+  hosted: { turns: number; extra: bigint } = { turns: 1, extra: 0n },
 ): Promise<{ request: TextRequest; reservation: Reservation }> {
   const { pricing } = candidate.endpoint;
   const contextLength = candidate.endpoint.contextLength ?? candidate.model.contextLength ?? 0;
@@ -22,14 +24,14 @@ export async function planReservation(
   const ceiling = clientMax ?? candidate.endpoint.maxCompletionTokens ?? Math.max(1, contextLength - prompt.tokens);
   const upstreamMax = clientMax ?? candidate.endpoint.maxCompletionTokens ?? undefined;
   try {
-    const reservation = await ledger.reserve({ ...owner, amount: priceTextCeiling(pricing, prompt.tokens, ceiling, prompt.images) });
+    const reservation = await ledger.reserve({ ...owner, amount: priceTextCeiling(pricing, prompt.tokens, ceiling, prompt.images) * BigInt(hosted.turns) + hosted.extra });
     return { request: upstreamMax === request.maxTokens ? request : { ...request, maxTokens: upstreamMax }, reservation };
   } catch (error) {
     if (!(error instanceof GatewayError) || error.code !== 'insufficient_balance' || clientMax !== undefined) throw error;
     const affordable = await affordableOutputTokens(ledger, candidate, prompt, owner);
     if (affordable < 1) throw error;
     const maxTokens = Math.min(affordable, ceiling);
-    const reservation = await ledger.reserve({ ...owner, amount: priceTextCeiling(pricing, prompt.tokens, maxTokens, prompt.images) });
+    const reservation = await ledger.reserve({ ...owner, amount: priceTextCeiling(pricing, prompt.tokens, maxTokens, prompt.images) * BigInt(hosted.turns) + hosted.extra });
     return { request: { ...request, maxTokens }, reservation };
   }
 }

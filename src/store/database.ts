@@ -107,6 +107,9 @@ export interface RequestsTable {
   end_user: string | null;
   /** Nullable JSON array of field names, added by a later migration (see RequestRecord.omitted). */
   omitted: string | null;
+  /** Nullable, added by a later migration (see RequestRecord.webSearchRequests). */
+  web_search_requests: Int | null;
+  tool_cost: bigint | null;
 }
 
 export interface UsageRollupsTable {

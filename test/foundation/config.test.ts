@@ -147,4 +147,33 @@ describe('config loading', () => {
   it('refuses a bad environment value', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT: expected an integer/);
   });
+
+  it('reads hosted_tools: the search backend with its key from ${VAR}, the price in nano-USD, defaults, fetch and the image model', () => {
+    const yaml = `${testCatalogYaml}hosted_tools:
+  web_search: {backend: brave, api_key: "\${BRAVE_API_KEY}", price_per_search: 0.004, max_results: 3}
+  web_fetch: {enabled: true, max_bytes: 50000}
+  image_generation: {model: other/painter}
+`;
+    const config = loadConfig({ SWITCHYARD_CONFIG: writeConfig(yaml), BRAVE_API_KEY: 'brave-secret' });
+    expect(config.hostedTools).toEqual({
+      webSearch: { backend: 'brave', baseUrl: 'https://api.search.brave.com/res/v1', apiKey: 'brave-secret', pricePerSearch: 4_000_000n, maxResults: 3, maxUses: 5, timeoutMs: 10_000 },
+      webFetch: { maxBytes: 50_000 },
+      imageGeneration: { model: 'other/painter' },
+    });
+    const off = loadConfig({ SWITCHYARD_CONFIG: writeConfig(`${testCatalogYaml}hosted_tools:\n  web_fetch: {enabled: false}\n`) });
+    expect(off.hostedTools).toEqual({});
+  });
+
+  it('refuses hosted_tools naming the field: an unknown backend, a missing key or instance, a bad price, a text model for images', () => {
+    const withTools = (block: string) => `${testCatalogYaml}hosted_tools:\n${block}\n`;
+    expect(loadError(withTools('  web_search: {backend: bing}'))).toMatch(/hosted_tools\.web_search\.backend: expected one of searxng, brave, tavily, exa/);
+    expect(loadError(withTools('  web_search: {backend: tavily, api_key: "\${TAVILY_API_KEY}"}'))).toMatch(/hosted_tools\.web_search\.api_key: expected the tavily API key/);
+    expect(loadError(withTools('  web_search: {backend: searxng}'))).toMatch(/hosted_tools\.web_search\.base_url: expected the URL of the searxng instance/);
+    expect(loadError(withTools('  web_search: {backend: searxng, base_url: "http://127.0.0.1:8888", price_per_search: 0.0000000001}'))).toMatch(
+      /hosted_tools\.web_search\.price_per_search: expected a USD amount with at most 9 decimal places/,
+    );
+    expect(loadError(withTools('  web_search: {backend: searxng, base_url: "http://127.0.0.1:8888", max_results: 0}'))).toMatch(/hosted_tools\.web_search\.max_results: expected an integer from 1 to 20/);
+    expect(loadError(withTools('  image_generation: {model: acme/chat-small}'))).toMatch(/hosted_tools\.image_generation\.model: expected the id of a configured image model, got "acme\/chat-small"/);
+    expect(loadError(withTools('  web_fetch: {enabled: true, max_bytes: 10, extra: 1}'))).toMatch(/hosted_tools\.web_fetch\./);
+  });
 });

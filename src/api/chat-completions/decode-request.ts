@@ -80,7 +80,37 @@ export function decodeChatCompletionsRequest(body: Record<string, unknown>): Dec
     request.webSearch = decodeWebSearchOptions(body.web_search_options);
     parameters.push({ name: 'web_search', field: 'web_search_options', preference: true });
   }
+  decodeOnlineSearch(body, route, request, parameters);
   return { route, request, parameters };
+}
+
+const webPluginKeys = new Set(['id', 'enabled', 'max_results', 'search_prompt', 'engine']);
+
+/**
+ * OpenRouter's two ways to ask for a web search on any model: the `web` plugin and the `:online`
+ * model suffix. Both offer the search as `web_search_options` does: a preference, which the
+ * endpoint's own search or the gateway's (hosted_tools) serves, else left out and said.
+ * https://openrouter.ai/docs/guides/features/plugins/web-search
+ */
+function decodeOnlineSearch(body: Record<string, unknown>, route: DecodedTextCall['route'], request: TextRequest, parameters: RequestedParameter[]): void {
+  let field: string | undefined;
+  if (route.model.endsWith(':online')) {
+    route.model = route.model.slice(0, -':online'.length);
+    field = 'model';
+  }
+  if (!isAbsent(body.plugins)) {
+    if (!Array.isArray(body.plugins)) throw invalidRequest("'plugins' must be an array", 'plugins');
+    body.plugins.forEach((plugin: unknown, index) => {
+      const path = `plugins[${index}]`;
+      if (!isJsonObject(plugin)) throw invalidRequest(`'${path}' must be an object`, path);
+      if (plugin.id !== 'web') throw unsupportedParameter(`${path}.id`, `'${String(plugin.id)}' is not supported; the only plugin is 'web' (a web search)`);
+      rejectUnknownKeys(plugin, webPluginKeys, path);
+      if (plugin.enabled !== false) field = path;
+    });
+  }
+  if (field === undefined || request.webSearch) return;
+  request.webSearch = {};
+  parameters.push({ name: 'web_search', field, preference: true });
 }
 
 function isNonZero(value: unknown): boolean {

@@ -8,6 +8,8 @@ export interface ChatUsage {
   total_tokens: number;
   prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
   completion_tokens_details: { reasoning_tokens: number };
+  /** Searches the gateway ran for this answer (contract §4a), named as Anthropic's usage names them. */
+  server_tool_use?: { web_search_requests: number };
   cost?: number;
 }
 
@@ -22,6 +24,7 @@ export function encodeUsage(usage: Usage, cost: bigint | undefined): ChatUsage {
     prompt_tokens_details: promptDetails,
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   };
+  if (usage.webSearchRequests !== undefined) encoded.server_tool_use = { web_search_requests: usage.webSearchRequests };
   if (cost !== undefined) encoded.cost = nanoToUsd(cost);
   return encoded;
 }

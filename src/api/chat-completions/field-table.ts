@@ -68,6 +68,7 @@ export const chatCompletionsFieldTable: FieldTable = [
     anthropic: { kind: 'translated', note: `server tool web_search_20250305; ${unsearched}` },
     gemini: { kind: 'translated', note: `googleSearch grounding; ${unsearched}` },
   }) },
+  { field: 'plugins', handling: onEveryProtocol('translated', `OpenRouter's [{id: "web"}] (and the model suffix :online): a web search, as web_search_options; other plugins refused`) },
   { field: 'user', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'metadata.user_id' }, gemini: { kind: 'hint', note: 'no Gemini field; recorded as the log’s end_user' } }) },
   { field: 'metadata', handling: onEveryProtocol('hint', 'not forwarded') },
   { field: 'safety_identifier', handling: onEveryProtocol('hint', 'recorded as the log’s end_user (over user); not forwarded') },

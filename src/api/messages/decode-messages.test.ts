@@ -102,7 +102,6 @@ describe('Messages content', () => {
     [[{ role: 'user', content: [{ type: 'document', source: {} }] }], 'messages[0].content[0].type'],
     [[{ role: 'user', content: [{ type: 'tool_use', id: 'x', name: 'f', input: {} }] }], 'messages[0].content[0].type'],
     [[{ role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'x' }] }], 'messages[0].content[0].type'],
-    [[{ role: 'assistant', content: [{ type: 'server_tool_use', id: 'x', name: 'web_search', input: {} }] }], 'messages[0].content[0].type'],
     [[{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }], 'messages[0].content[0].source.type'],
     [[{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: [{ type: 'search_result' }] }] }], 'messages[0].content[0].content[0].type'],
     [[{ role: 'user', content: [{ type: 'text', text: 'x', citations: [{ type: 'char_location' }] }] }], 'messages[0].content[0].citations'],

@@ -67,11 +67,19 @@ function decodeToolResult(block: JsonObject, field: string, toolNames: Map<strin
 
 function decodeAssistantTurn(value: unknown, field: string, toolNames: Map<string, string>): AssistantContentPart[] {
   if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }];
-  return readBlocks(value, field).map((block, index): AssistantContentPart => {
+  return readBlocks(value, field).flatMap((block, index): AssistantContentPart | AssistantContentPart[] => {
     const blockField = `${field}[${index}]`;
     switch (block.type) {
       case 'text':
-        return decodeTextBlock(block, blockField);
+        return decodeTextBlock(withoutSearchCitations(block), blockField);
+      case 'server_tool_use':
+      case 'web_search_tool_result':
+      case 'web_fetch_tool_result':
+        // The record of a web search or fetch run on an earlier turn (by the provider or by the
+        // gateway, contract §4a): what it found is in the text that follows, and no provider takes
+        // another's server tool call back, so it is not sent on.
+        if (typeof block.id !== 'string' && typeof block.tool_use_id !== 'string') throw invalidRequest(`'${blockField}' needs its id`, blockField);
+        return [];
       case 'thinking':
         rejectUnknownKeys(block, new Set(['type', 'thinking', 'signature']), blockField);
         return { type: 'reasoning', text: readString(block.thinking, `${blockField}.thinking`), signature: readString(block.signature, `${blockField}.signature`) };
@@ -91,6 +99,18 @@ function decodeAssistantTurn(value: unknown, field: string, toolNames: Map<strin
         throw unsupportedBlockType(block, blockField, 'an assistant turn takes text, thinking, redacted_thinking and tool_use blocks');
     }
   });
+}
+
+/**
+ * An earlier answer's text cites the web search results it used (`web_search_result_location`):
+ * the citations point at results that are not sent on (see the server tool blocks above), so they
+ * are dropped with them; other citation kinds stay refused.
+ */
+function withoutSearchCitations(block: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(block.citations) || block.citations.length === 0) return block;
+  if (!block.citations.every((citation) => isJsonObject(citation) && citation.type === 'web_search_result_location')) return block;
+  const { citations: _citations, ...rest } = block;
+  return rest;
 }
 
 /** Answers echo `caller: {type: 'direct'}` on tool_use blocks; other callers are server-side tools. */

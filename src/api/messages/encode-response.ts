@@ -5,6 +5,7 @@ import type { ResponseMeta } from '../shared/text-call.js';
 import type { MessagesContentBlock, MessagesResponse, MessagesUsage } from '../../providers/anthropic/wire-types.js';
 import { encodeCitation } from './encode-citation.js';
 import { encodeUsage } from './encode-usage.js';
+import { encodeHostedCallBlocks } from './encode-hosted-call.js';
 import { mapStopReason, type StopReason } from './map-stop-reason.js';
 
 /** What `/v1/messages` answers: the wire's `Message`, always with the stop details and the usage. */
@@ -17,7 +18,8 @@ export function encodeMessagesResponse(result: TextResult, meta: ResponseMeta, c
     type: 'message',
     role: 'assistant',
     model: meta.model,
-    content: result.content.map(encodeBlock),
+    // Server tools the gateway ran come before the text they informed, as Anthropic's do.
+    content: [...(result.hostedCalls ?? []).flatMap(encodeHostedCallBlocks), ...result.content.map(encodeBlock)],
     stop_reason: mapStopReason(result.finishReason, result.stopSequence),
     stop_sequence: result.stopSequence ?? null,
     stop_details: result.stopDetails ?? null,

@@ -3,10 +3,12 @@ import type { Usage } from '../../core/usage.js';
 import type { ResponseMeta } from '../shared/text-call.js';
 import { encodeCitation } from './encode-citation.js';
 import { encodeUsage } from './encode-usage.js';
+import { encodeHostedCallBlocks } from './encode-hosted-call.js';
+import type { MessagesContentBlock } from '../../providers/anthropic/wire-types.js';
 import { clientErrorType } from '../../errors/client-error-type.js';
 import { mapStopReason } from './map-stop-reason.js';
 
-type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use';
+type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use' | 'server_tool_use' | 'server_tool_result';
 
 interface OpenBlock {
   index: number;
@@ -95,6 +97,17 @@ export async function* encodeMessagesStream(parts: AsyncIterable<StreamPart>, me
         yield* startBlock('redacted_thinking', { type: 'redacted_thinking', data: part.data });
         yield* closeBlock();
         break;
+      case 'hosted-tool-call': {
+        // As Anthropic streams a server tool: its use with the input as one JSON delta, then the whole result block.
+        const [use, result] = encodeHostedCallBlocks(part.call);
+        if (use === undefined || result === undefined) break;
+        const { input, ...start } = use as Extract<MessagesContentBlock, { type: 'server_tool_use' }>;
+        const block = yield* startBlock('server_tool_use', { ...start, input: {} });
+        yield delta(block.index, { type: 'input_json_delta', partial_json: JSON.stringify(input) });
+        yield* startBlock('server_tool_result', result);
+        yield* closeBlock();
+        break;
+      }
       case 'tool-call-start': {
         const block = yield* startBlock('tool_use', { type: 'tool_use', id: part.id, name: part.name, input: {} });
         toolBlocks.set(part.index, block.index);

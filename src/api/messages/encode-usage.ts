@@ -18,6 +18,7 @@ export function encodeUsage(usage: Usage, cost: bigint | undefined): MessagesUsa
     cache_read_input_tokens: cacheRead,
   };
   if (usage.reasoningTokens !== undefined) encoded.output_tokens_details = { thinking_tokens: usage.reasoningTokens };
+  if (usage.webSearchRequests !== undefined) encoded.server_tool_use = { web_search_requests: usage.webSearchRequests };
   if (cost !== undefined) encoded.cost = nanoToUsd(cost);
   return encoded;
 }

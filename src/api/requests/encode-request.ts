@@ -22,5 +22,12 @@ export function encodeRequest(record: RequestRecord): Record<string, unknown> {
     end_user: record.endUser ?? null,
     // Preferences the serving endpoint could not honour, as x-switchyard-omitted said (docs/api-decisions.md §4).
     omitted: record.omitted ?? [],
+    // Where the gateway ran hosted tools (contract §4a): the charge split into tokens and searches.
+    ...(record.webSearchRequests !== null && record.webSearchRequests !== undefined && {
+      cost_breakdown: {
+        tokens: nanoToUsd(record.cost - (record.toolCost ?? 0n)),
+        web_search: { requests: record.webSearchRequests, cost: nanoToUsd(record.toolCost ?? 0n) },
+      },
+    }),
   };
 }

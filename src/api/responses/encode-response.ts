@@ -6,9 +6,10 @@ import { buildResponseObject } from './build-response-object.js';
 import { deriveItemId } from './derive-item-id.js';
 import { encodeOutputItems, encodeRefusalItem, readRefusal } from './encode-output-items.js';
 import { encodeUsage } from './encode-usage.js';
+import { encodeHostedCallItems } from './encode-web-search-call.js';
 import { mapFinishStatus } from './map-finish-status.js';
 import type { ResponsesEcho } from './responses-echo.js';
-import type { ResponseObject } from './responses-wire.js';
+import type { OutputItem, ResponseObject } from './responses-wire.js';
 
 export interface EncodeResponseOptions {
   /** The time source for `completed_at`; defaults to the system clock. */
@@ -28,7 +29,9 @@ export function encodeResponsesResponse(
 ): ResponseObject {
   const finish = mapFinishStatus(result.finishReason);
   const clock = options.clock ?? systemClock;
-  const output = encodeOutputItems(result.content, meta.id, finish.status === 'incomplete' ? 'incomplete' : 'completed', echo.toolNamespaces);
+  // The searches the gateway ran come first, as OpenAI's hosted search puts its calls before the message.
+  const output: OutputItem[] = encodeHostedCallItems(result.hostedCalls);
+  output.push(...encodeOutputItems(result.content, meta.id, finish.status === 'incomplete' ? 'incomplete' : 'completed', echo.toolNamespaces));
   const refusal = readRefusal(result.stopDetails);
   if (refusal !== undefined) output.push(encodeRefusalItem(deriveItemId('message', meta.id, output.length), refusal));
   return buildResponseObject(meta, echo, {

@@ -12,6 +12,7 @@ import type { ResponsesEcho } from './responses-echo.js';
 import { splitToolName } from './tool-namespaces.js';
 import type { ItemStatus, OutputItem, ResponseObject } from './responses-wire.js';
 import { encodeAnnotation, readRefusal } from './encode-output-items.js';
+import { encodeImageGenerationCallItem, encodeWebSearchCallItem } from './encode-web-search-call.js';
 import { annotationEvents, refusalItemEvents, closeItemEvents, deltaEvents, openItemEvents, type OpenFunctionCall, type OpenItem } from './stream-item-events.js';
 
 export interface EncodeStreamOptions {
@@ -134,6 +135,40 @@ export async function* encodeResponsesEvents(
           const { item, events: opened } = current('reasoning');
           if (item.kind === 'reasoning') item.signature = encodeRedactedReasoning(part.data);
           yield* frames([...events, ...opened, ...close([item], 'completed')]);
+          break;
+        }
+        case 'hosted-tool-call': {
+          // As OpenAI streams its hosted search: the item added, in progress, searching, completed, done.
+          if (part.call.tool === 'image_generation') {
+            const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
+            const outputIndex = nextOutputIndex++;
+            const done = encodeImageGenerationCallItem(part.call);
+            output[outputIndex] = done;
+            const ids = { output_index: outputIndex, item_id: done.id };
+            yield* frames([
+              ...events,
+              { type: 'response.output_item.added', output_index: outputIndex, item: { ...done, status: 'in_progress', result: null } },
+              { type: 'response.image_generation_call.in_progress', ...ids },
+              { type: 'response.image_generation_call.generating', ...ids },
+              { type: 'response.image_generation_call.completed', ...ids },
+              { type: 'response.output_item.done', output_index: outputIndex, item: done },
+            ]);
+            break;
+          }
+          if (part.call.tool !== 'web_search') break;
+          const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
+          const outputIndex = nextOutputIndex++;
+          const done = encodeWebSearchCallItem(part.call);
+          output[outputIndex] = done;
+          const ids = { output_index: outputIndex, item_id: done.id };
+          yield* frames([
+            ...events,
+            { type: 'response.output_item.added', output_index: outputIndex, item: { id: done.id, type: 'web_search_call', status: 'in_progress', action: { type: 'search', query: done.action.query } } },
+            { type: 'response.web_search_call.in_progress', ...ids },
+            { type: 'response.web_search_call.searching', ...ids },
+            { type: 'response.web_search_call.completed', ...ids },
+            { type: 'response.output_item.done', output_index: outputIndex, item: done },
+          ]);
           break;
         }
         case 'tool-call-start': {

@@ -11,6 +11,8 @@ export function encodeUsage(usage: Usage, cost: bigint | undefined): ResponseUsa
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.promptTokens + usage.completionTokens,
   };
+  // Searches the gateway ran for this answer (contract §4a), named as Anthropic's usage names them.
+  if (usage.webSearchRequests !== undefined) wire.server_tool_use = { web_search_requests: usage.webSearchRequests };
   if (cost !== undefined) wire.cost = nanoToUsd(cost);
   return wire;
 }

@@ -64,7 +64,24 @@ export interface ReasoningItem {
   encrypted_content?: string;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem;
+/** A web search the gateway ran (contract §4a), as OpenAI's hosted `web_search` tool reports one. */
+export interface WebSearchCallItem {
+  id: string;
+  type: 'web_search_call';
+  status: 'completed' | 'failed';
+  action: { type: 'search'; query: string; sources: { type: 'url'; url: string }[] };
+}
+
+/** An image the gateway had the configured image model make (contract §4a), as OpenAI's `image_generation` tool reports one. */
+export interface ImageGenerationCallItem {
+  id: string;
+  type: 'image_generation_call';
+  status: 'completed' | 'failed';
+  /** The image, base64-encoded; null when it failed. */
+  result: string | null;
+}
+
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | WebSearchCallItem | ImageGenerationCallItem;
 
 export interface ResponseUsageWire {
   input_tokens: number;
@@ -72,6 +89,8 @@ export interface ResponseUsageWire {
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
+  /** Searches the gateway ran (contract §4a); a gateway extension. */
+  server_tool_use?: { web_search_requests: number };
   /** USD; a gateway extension, as in OpenRouter's usage accounting. */
   cost?: number;
 }

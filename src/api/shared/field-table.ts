@@ -43,7 +43,7 @@ export const preferenceNotes = {
   /** Reasoning settings. */
   unreasoned: 'a preference: endpoints that reason go first; where the model does not reason, left out and named in x-switchyard-omitted',
   /** An offered web search. */
-  unsearched: 'offered: where the endpoint has no search, left out and named in x-switchyard-omitted',
+  unsearched: 'offered: where the endpoint has no search, run by the gateway when hosted_tools.web_search is set, else left out and named in x-switchyard-omitted',
   /** A hosted tool no provider protocol runs here. */
   unserved: 'offered (tool_choice auto or none): no provider runs it here, so the request is served without it, named in x-switchyard-omitted; forced by tool_choice: refused',
 } as const;

@@ -25,7 +25,26 @@ export type MessagesContentBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'text'; text: string; citations?: MessagesCitation[] }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'server_tool_use'; id: string; name: 'web_search' | 'web_fetch'; input: Record<string, unknown> }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: WebSearchResultBlock[] | { type: 'web_search_tool_result_error'; error_code: string } }
+  | { type: 'web_fetch_tool_result'; tool_use_id: string; content: WebFetchResultBlock | { type: 'web_fetch_tool_error'; error_code: string } };
+
+/** One result of a server web search. The gateway's own searches have no provider-encrypted content: it is ''. */
+export interface WebSearchResultBlock {
+  type: 'web_search_result';
+  url: string;
+  title: string;
+  encrypted_content: string;
+  page_age: string | null;
+}
+
+export interface WebFetchResultBlock {
+  type: 'web_fetch_result';
+  url: string;
+  content: { type: 'document'; source: { type: 'text'; media_type: 'text/plain'; data: string }; title: string | null };
+  retrieved_at: string;
+}
 
 /** `usage` as written; the gateway adds `cost` (USD), Anthropic its cache and tier details. */
 export interface MessagesUsage {
@@ -36,6 +55,8 @@ export interface MessagesUsage {
   cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens_details?: { thinking_tokens: number };
   service_tier?: string;
+  /** Server tools run for this answer: Anthropic's count, or the gateway's own searches (contract §4a). */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests?: number };
   cost?: number;
 }
 

@@ -83,6 +83,8 @@ export function toRequestRow(record: RequestRecord) {
     end_user: record.endUser ?? null,
     // A JSON array as text: a short list read back whole, never queried by element.
     omitted: record.omitted && record.omitted.length > 0 ? JSON.stringify(record.omitted) : null,
+    web_search_requests: record.webSearchRequests ?? null,
+    tool_cost: record.toolCost ?? null,
   };
 }
 
@@ -107,5 +109,7 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     createdAt: row.created_at,
     endUser: row.end_user,
     omitted: row.omitted === null ? null : (JSON.parse(row.omitted) as string[]),
+    webSearchRequests: row.web_search_requests === null || row.web_search_requests === undefined ? null : toNumber(row.web_search_requests),
+    toolCost: row.tool_cost === null || row.tool_cost === undefined ? null : toBigInt(row.tool_cost),
   };
 }
