@@ -50,8 +50,11 @@ describe('slow clients are closed within the timeouts while normal clients are s
   it('refuses large uploads beyond the concurrent cap with 503 and serves again afterwards', async () => {
     // This gateway has the default cap (8 bodies over 1 MB): open 8 trickling large uploads and
     // check the ninth is refused at once.
-    const holders = runSlowClientsLarge(port, gateway.key, 8, 2 * 1024 * 1024);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { sent, closed: holders } = runSlowClientsLarge(port, gateway.key, 8, 2 * 1024 * 1024);
+    // Every holder's headers on the wire (not a fixed pause, which a busy machine outran), then a
+    // moment for the gateway to read them.
+    await sent;
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const refused = await fetch(`${gateway.url}/v1/keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
@@ -67,19 +70,21 @@ describe('slow clients are closed within the timeouts while normal clients are s
 });
 
 /** Large uploads that send their headers and then trickle: each holds an upload slot until the request timeout. */
-function runSlowClientsLarge(port: number, key: string, count: number, length: number): Promise<unknown> {
-  return Promise.all(
-    Array.from({ length: count }, () =>
-      import('node:net').then(
-        ({ connect }) =>
-          new Promise<void>((resolve) => {
-            const socket = connect(port, '127.0.0.1');
-            socket.on('error', () => undefined);
-            socket.on('close', () => resolve());
-            socket.resume();
-            socket.on('connect', () => socket.write(`POST /v1/keys HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{`));
-          }),
-      ),
-    ),
-  );
+function runSlowClientsLarge(port: number, key: string, count: number, length: number): { sent: Promise<unknown>; closed: Promise<unknown> } {
+  const sent: Promise<void>[] = [];
+  const closed = Array.from({ length: count }, () => {
+    let written!: () => void;
+    sent.push(new Promise<void>((resolve) => (written = resolve)));
+    return import('node:net').then(
+      ({ connect }) =>
+        new Promise<void>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.on('error', () => undefined);
+          socket.on('close', () => resolve());
+          socket.resume();
+          socket.on('connect', () => socket.write(`POST /v1/keys HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{`, () => written()));
+        }),
+    );
+  });
+  return { sent: Promise.all(sent), closed: Promise.all(closed) };
 }
