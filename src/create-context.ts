@@ -19,6 +19,7 @@ import { TaskEngine, type TaskEngineOptions } from './tasks/task-engine.js';
 import { videoTaskHandler } from './videos/video-task-handler.js';
 import { createStore, migrateToLatest, type StoreOptions } from './store/create-store.js';
 import { imageTaskHandler } from './media/image-task-handler.js';
+import { createTracingFromEnv, type Tracing } from './telemetry/create-tracing.js';
 
 export interface ContextOptions {
   logger?: Logger;
@@ -35,7 +36,12 @@ export interface ContextOptions {
   leases?: false | NonNullable<LedgerOptions['leases']>;
   /** Task engine settings (lease, batch, idle pause, jitter); tests shorten them. */
   tasks?: Partial<Omit<TaskEngineOptions, 'instanceId'>>;
+  /** Tracing (tests pass an in-memory exporter's); default: from the OTEL_* environment, off without an endpoint. */
+  tracing?: Tracing | null;
 }
+
+/** Each context's tracing, flushed and shut down with it. */
+const tracingOf = new WeakMap<AppContext, Tracing>();
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -44,6 +50,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   await migrateToLatest(store);
   const clock = options.clock ?? systemClock;
   const instanceId = createId('ins');
+  const tracing = options.tracing === undefined ? createTracingFromEnv(process.env) : options.tracing;
   const requestLog = new RequestLog({ store, logger, now: () => clock.now(), createId });
   const context: AppContext = {
     config,
@@ -75,7 +82,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     tasks: new TaskEngine(() => context, { schedules: config.tasks, ...options.tasks, instanceId }),
     metrics: createMetrics(() => context),
     lifecycle: new ServerLifecycle(),
+    tracer: tracing?.tracer ?? null,
   };
+  if (tracing) tracingOf.set(context, tracing);
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);
   await context.ledger.startInstance();
@@ -100,4 +109,5 @@ export async function closeContext(context: AppContext): Promise<void> {
   await context.providers.close();
   await context.counters.close();
   await context.store.close();
+  await tracingOf.get(context)?.shutdown();
 }

@@ -27,6 +27,8 @@ import { planReservation } from './plan-reservation.js';
 import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
+import { RequestTrace } from '../telemetry/request-trace.js';
+import { settleTraced } from '../telemetry/settle-traced.js';
 
 export interface TextGenerationInput {
   principal: Principal;
@@ -66,6 +68,23 @@ export type TextGenerationOutcome = (
  */
 export async function generateText(context: AppContext, input: TextGenerationInput): Promise<TextGenerationOutcome> {
   const { principal } = input;
+  // Tracing off: no tracer, no RequestTrace, and every `trace?.…` below is skipped.
+  const trace = context.tracer === null ? undefined : startTrace(context.tracer, input);
+  try {
+    return await routeAndCall(context, input, trace);
+  } catch (error) {
+    trace?.failed(error);
+    throw error;
+  }
+}
+
+function startTrace(tracer: NonNullable<AppContext['tracer']>, input: TextGenerationInput): RequestTrace {
+  const { request, route } = input.call;
+  return new RequestTrace(tracer, { requestId: input.requestId, model: route.model, stream: request.stream, maxTokens: request.maxTokens, api: input.api });
+}
+
+async function routeAndCall(context: AppContext, input: TextGenerationInput, trace: RequestTrace | undefined): Promise<TextGenerationOutcome> {
+  const { principal } = input;
   const defaults = await context.defaultProviders.get(principal.accountId);
   let selected: Candidate[];
   try {
@@ -84,6 +103,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   }
   selected = withinOutputCap(selected, input.call.request);
   const call = { ...input.call, request: truncateToContext(input.call.request, selected) };
+  trace?.routed(selected);
   const cacheKey = call.request.promptCacheKey;
   const candidates =
     cacheKey === undefined || call.route.provider !== undefined
@@ -100,7 +120,8 @@ export async function generateText(context: AppContext, input: TextGenerationInp
 
   const { candidate, value } = await tryCandidates(context, candidates, input.signal, async (candidate, control) => {
     const { request: preferred, omitted } = dropUnmetPreferences(context.catalog, call, candidate);
-    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner);
+    const reserve = () => planReservation(context.ledger, candidate, preferred, prompt, owner);
+    const planned = trace === undefined ? await reserve() : await trace.reserve(candidate, reserve);
     const { reservation } = planned;
     const request = untagRequestSignatures(planned.request, candidate.provider.api);
     // The request log records what was left out, in the row that commits with the charge.
@@ -109,6 +130,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
     const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
+    trace?.startAttempt(candidate, control.index);
     try {
       // The client's body still carries what was left out for this endpoint: translated instead.
       const passThrough = omitted.length === 0 && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
@@ -126,7 +148,9 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           health: () => control.keepHealth(),
           onSettled,
           pricingOf,
+          trace,
         });
+        if (relayed.stream) trace?.firstChunk();
         rememberServer(candidate);
         return { ...relayed, omitted };
       }
@@ -135,11 +159,13 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
         const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images, pricingOf);
         // The request log row commits together with the charge (its cost is what was charged).
-        const charged = await context.ledger.settle(reservation, cost, onSettled({ usage, cost, status: 'completed' }));
+        const settlement: StreamSettlement = { usage, cost, status: 'completed' };
+        const charged = await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
         rememberServer(candidate);
         return { stream: false as const, relayed: false as const, result: { ...result, usage }, cost: charged, omitted };
       }
       const parts = await adapter.stream(request, callContext);
+      trace?.firstChunk();
       // From here the meter settles the reservation and reports to the breaker when the stream ends.
       const metered = meterStream(parts, {
         candidate,
@@ -151,10 +177,12 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         startedAt,
         onSettled,
         pricingOf,
+        trace,
       });
       rememberServer(candidate);
       return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close, omitted };
     } catch (error) {
+      trace?.attemptFailed(error);
       await context.ledger.release(reservation);
       if (error instanceof GatewayError) throw inClientTerms(error, call.parameters);
       throw error;

@@ -7,6 +7,8 @@ import type { EndpointPricing } from '../config/types.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord } from '../billing/request-record.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
+import type { RequestTrace } from '../telemetry/request-trace.js';
+import { settleTraced } from '../telemetry/settle-traced.js';
 import { tagSignature } from './tag-signatures.js';
 
 export interface StreamSettlement {
@@ -49,7 +51,8 @@ export function meterStream<P extends RelayedPart>(
         state.settled = true;
         const usage: Usage = { promptTokens: await options.countPrompt(), completionTokens: 0, estimated: true };
         const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images);
-        await options.ledger.settle(options.reservation, cost, options.onSettled({ usage, cost, status: 'aborted', errorCode: 'client_closed' }));
+        const settlement: StreamSettlement = { usage, cost, status: 'aborted', errorCode: 'client_closed' };
+        await settleTraced(options.ledger, options.trace, options.reservation, settlement, options.onSettled(settlement));
       }
       options.health.end();
       await metered.return(undefined);
@@ -72,6 +75,8 @@ interface MeterOptions {
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
   /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
   pricingOf?: (providerModel: string) => EndpointPricing | undefined;
+  /** The request's spans, when tracing is on. */
+  trace?: RequestTrace;
 }
 
 async function* readMetered<P extends RelayedPart>(
@@ -83,7 +88,8 @@ async function* readMetered<P extends RelayedPart>(
   const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: string): Promise<bigint> => {
     state.settled = true;
     const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images, options.pricingOf);
-    return options.ledger.settle(options.reservation, cost, options.onSettled({ usage, cost, status, errorCode }));
+    const settlement: StreamSettlement = { usage, cost, status, errorCode };
+    return settleTraced(options.ledger, options.trace, options.reservation, settlement, options.onSettled(settlement));
   };
   const delivered = async (): Promise<Usage> => ({ promptTokens: await options.countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });
   try {
