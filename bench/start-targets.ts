@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedChild } from './child-process.js';
 
-export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
+export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'switchyard-traced' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
 
 /**
  * Switchyard on SQLite like `switchyard`, to set the native pass-through beside translation:
