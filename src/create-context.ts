@@ -93,12 +93,24 @@ export async function createContext(config: Config, options: ContextOptions = {}
   return context;
 }
 
+/** Log lines are written in chunks of at least this many bytes (or every `LOG_FLUSH_MS`). */
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 250;
+
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    // Belt and braces: nothing that could hold a key is ever serialised.
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'headers["x-goog-api-key"]', 'key', 'apiKey', 'auth'], censor: '[redacted]' },
-  });
+  // One info line per request: written one by one, the write syscalls were ~6 % of a request's
+  // CPU. Buffered, a few requests share one write; a timer bounds how long a line waits, and pino
+  // flushes synchronously when the process exits (a kill -9 can lose the last 250 ms of lines).
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
+  return pino(
+    {
+      level,
+      // Belt and braces: nothing that could hold a key is ever serialised.
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'headers["x-goog-api-key"]', 'key', 'apiKey', 'auth'], censor: '[redacted]' },
+    },
+    destination,
+  );
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
