@@ -26,16 +26,18 @@ import { startSwitchyardScaleOut } from './start-scale-out.js';
 import { summarizeCpuProfile, type ProfileSummary } from './summarize-cpu-profile.js';
 import { startTraceSink } from './start-trace-sink.js';
 
-export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many'];
+export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many', 'switchyard-pg3-leases'];
 export const PASS_THROUGH_TARGETS: PassThroughTargetName[] = ['switchyard-translated', 'switchyard-messages', 'switchyard-messages-translated'];
 export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'switchyard-traced', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
 
 /** Instances and accounts of each scale-out target. */
-const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAccounts: boolean }> = {
+const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAccounts: boolean; leases?: boolean }> = {
   'switchyard-pg': { instances: 1, manyAccounts: false },
   'switchyard-pg-many': { instances: 1, manyAccounts: true },
   'switchyard-pg3': { instances: 3, manyAccounts: false },
   'switchyard-pg3-many': { instances: 3, manyAccounts: true },
+  // The same as switchyard-pg3 with per-instance balance leases (docs/leases.md).
+  'switchyard-pg3-leases': { instances: 3, manyAccounts: false, leases: true },
 };
 export type Mode = 'json' | 'stream';
 export const ALL_MODES: Mode[] = ['json', 'stream'];
@@ -299,13 +301,15 @@ async function startTarget(name: TargetName, options: BenchmarkOptions, simulato
     case 'switchyard-pg':
     case 'switchyard-pg-many':
     case 'switchyard-pg3':
-    case 'switchyard-pg3-many': {
+    case 'switchyard-pg3-many':
+    case 'switchyard-pg3-leases': {
       const shape = SCALE_OUT_SHAPES[name];
       const scratch = await mkdtemp(join(directory, `${name}-`));
       return startSwitchyardScaleOut(options.root, name, simulator, {
         databaseUrl: options.databaseUrl!,
         redisUrl: options.redisUrl!,
         instances: shape.instances,
+        leases: shape.leases === true,
         accounts: shape.manyAccounts ? options.concurrency : 1,
         directory: scratch,
         logLevel: options.logLevel,
