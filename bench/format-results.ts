@@ -57,6 +57,9 @@ export function formatResults(result: BenchmarkResult): string {
       `Switchyard proxy CPU per request (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
         `${ratioText(ratios.switchyardVsMinimal, 'minimal proxy')}, ${ratioText(ratios.switchyardVsPortkey, 'Portkey')}`,
     );
+    if (ratios.tracedVsUntraced != null) {
+      lines.push(`Tracing on (OTLP to a local sink) over off, CPU per request (${mode === 'json' ? 'non-streaming' : 'streaming'}): ${ratios.tracedVsUntraced.toFixed(2)}×`);
+    }
     if (ratios.chatPassThroughVsTranslated != null || ratios.messagesPassThroughVsTranslated != null) {
       lines.push(
         `Native pass-through CPU per request over translation (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
@@ -68,6 +71,7 @@ export function formatResults(result: BenchmarkResult): string {
     const ratios = Object.entries(result.scaleOutThroughputVsSqlite?.[mode] ?? {});
     if (ratios.length > 0) lines.push(`Throughput vs Switchyard on SQLite (${mode === 'json' ? 'non-streaming' : 'streaming'}): ${ratios.map(([name, ratio]) => `${name} ${ratio.toFixed(2)}×`).join(', ')}`);
   }
+  if (result.traces) lines.push(`switchyard-traced exported ${result.traces.exports} OTLP requests (${result.traces.bytes} bytes) to the bench's sink`);
   for (const [name, books] of Object.entries(result.books ?? {})) {
     lines.push(
       `${name} books after the run: ${books.exact ? 'exact' : 'NOT EXACT'}: charges ${books.charges} = request costs ${books.requestCosts} = rollups ${books.rollupCosts} = usage ${books.totalUsage} nano-USD over ${books.accounts} account(s); ` +

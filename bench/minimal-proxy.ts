@@ -1,17 +1,23 @@
-// The practical floor of the benchmark: the least a Node reverse proxy can do per request.
-// A raw node:http server forwards method, path, headers and the body stream to one upstream
-// over an undici Pool and streams the answer back. No parsing, no auth, no logging.
+// The practical floor of the benchmark: the least a Node reverse proxy that understands what it
+// carries does per request. A raw node:http server reads the request body, parses its JSON and
+// serializes it again, sends it to one upstream over an undici Pool with a content-length (not
+// chunked), parses the answer's JSON — or, for an event stream, every SSE event's data — and
+// serializes it again on the way back. No auth, no routing, no logging, no books.
+//
+// A gateway must read the body (to route on `model`) and the answer (to read usage), so this is
+// the floor its CPU per request is held against. The earlier floor streamed the request body into
+// the pool chunked and piped the answer through without reading it: it did less work than any
+// gateway can, and yet cost ~4× this one's CPU per request, mostly for the chunked upload.
 //
 //   node --import tsx bench/minimal-proxy.ts --upstream http://127.0.0.1:9090 [--port 8081]
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool, type Dispatcher } from 'undici';
 
-/** RFC 9110 §7.6.1 connection-specific fields, plus host (the pool sets its own). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
+/** RFC 9110 §7.6.1 connection-specific fields, plus host (the pool sets its own) and the length (re-counted). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
 
 export interface MinimalProxy {
   url: string;
@@ -45,17 +51,36 @@ export async function startMinimalProxy(options: MinimalProxyOptions): Promise<M
   };
 }
 
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
 async function forward(pool: Pool, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const method = (request.method ?? 'GET') as Dispatcher.HttpMethod;
   try {
-    const upstream = await pool.request({
-      method,
-      path: request.url ?? '/',
-      headers: withoutHopByHop(request.headers),
-      body: method === 'GET' || method === 'HEAD' ? null : request,
-    });
-    response.writeHead(upstream.statusCode, withoutHopByHop(upstream.headers));
-    await pipeline(upstream.body, response);
+    let body: string | null = null;
+    if (method !== 'GET' && method !== 'HEAD') {
+      const raw = await readBody(request);
+      body = raw.length === 0 ? '' : JSON.stringify(JSON.parse(raw.toString('utf8')));
+    }
+    const headers = withoutHopByHop(request.headers);
+    if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
+    const upstream = await pool.request({ method, path: request.url ?? '/', headers, body });
+    const answerHeaders = withoutHopByHop(upstream.headers);
+    const contentType = String(upstream.headers['content-type'] ?? '');
+    if (contentType.startsWith('text/event-stream')) {
+      response.writeHead(upstream.statusCode, answerHeaders);
+      await relayEvents(upstream.body, response);
+      response.end();
+      return;
+    }
+    const text = await upstream.body.text();
+    const answer = contentType.includes('json') && text !== '' ? JSON.stringify(JSON.parse(text)) : text;
+    answerHeaders['content-length'] = String(Buffer.byteLength(answer));
+    response.writeHead(upstream.statusCode, answerHeaders);
+    response.end(answer);
   } catch (error) {
     if (response.headersSent) {
       response.destroy(error as Error);
@@ -64,6 +89,36 @@ async function forward(pool: Pool, request: IncomingMessage, response: ServerRes
       response.end(JSON.stringify({ error: { message: `upstream failed: ${(error as Error).message}` } }));
     }
   }
+}
+
+/** Splits the stream into SSE events (blank-line separated), parses each `data:` JSON and writes it again. */
+async function relayEvents(body: AsyncIterable<Buffer>, response: ServerResponse): Promise<void> {
+  let pending = '';
+  for await (const chunk of body) {
+    pending += chunk.toString('utf8');
+    let end = pending.indexOf('\n\n');
+    let out = '';
+    while (end !== -1) {
+      out += relayEvent(pending.slice(0, end));
+      pending = pending.slice(end + 2);
+      end = pending.indexOf('\n\n');
+    }
+    if (out !== '' && !response.write(out)) await new Promise((resolve) => response.once('drain', resolve));
+  }
+  if (pending.trim() !== '') response.write(relayEvent(pending));
+}
+
+function relayEvent(event: string): string {
+  let out = '';
+  for (const line of event.split('\n')) {
+    if (line.startsWith('data:')) {
+      const data = line.slice(line[5] === ' ' ? 6 : 5);
+      out += data === '[DONE]' ? 'data: [DONE]\n' : `data: ${JSON.stringify(JSON.parse(data))}\n`;
+    } else if (line !== '') {
+      out += `${line}\n`;
+    }
+  }
+  return `${out}\n`;
 }
 
 function withoutHopByHop(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {

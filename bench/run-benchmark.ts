@@ -24,17 +24,20 @@ import {
 import type { BooksCheck } from './check-books.js';
 import { startSwitchyardScaleOut } from './start-scale-out.js';
 import { summarizeCpuProfile, type ProfileSummary } from './summarize-cpu-profile.js';
+import { startTraceSink } from './start-trace-sink.js';
 
-export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many'];
+export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many', 'switchyard-pg3-leases'];
 export const PASS_THROUGH_TARGETS: PassThroughTargetName[] = ['switchyard-translated', 'switchyard-messages', 'switchyard-messages-translated'];
-export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
+export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'switchyard-traced', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
 
 /** Instances and accounts of each scale-out target. */
-const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAccounts: boolean }> = {
+const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAccounts: boolean; leases?: boolean }> = {
   'switchyard-pg': { instances: 1, manyAccounts: false },
   'switchyard-pg-many': { instances: 1, manyAccounts: true },
   'switchyard-pg3': { instances: 3, manyAccounts: false },
   'switchyard-pg3-many': { instances: 3, manyAccounts: true },
+  // The same as switchyard-pg3 with per-instance balance leases (docs/leases.md).
+  'switchyard-pg3-leases': { instances: 3, manyAccounts: false, leases: true },
 };
 export type Mode = 'json' | 'stream';
 export const ALL_MODES: Mode[] = ['json', 'stream'];
@@ -118,12 +121,16 @@ export interface BenchmarkResult {
       switchyardVsMinimal: number | null;
       switchyardVsPortkey: number | null;
       /** Native pass-through's CPU per request over translation's (Chat → openai; Messages → anthropic). */
+      /** Switchyard with OpenTelemetry tracing on (exporting to a local OTLP sink) over without. */
+      tracedVsUntraced?: number | null;
       chatPassThroughVsTranslated?: number | null;
       messagesPassThroughVsTranslated?: number | null;
     }
   >;
   /** Throughput of each scale-out target as a multiple of Switchyard on SQLite's, per mode. */
   scaleOutThroughputVsSqlite: Record<Mode, Partial<Record<ScaleOutTargetName, number>>>;
+  /** What the traced target exported to the bench's OTLP sink (summed over rounds): proof the spans left the gateway. */
+  traces?: { exports: number; bytes: number };
   /** The books of each scale-out target after its load: every sum equal, nothing overspent or held. */
   books: Partial<Record<ScaleOutTargetName, BooksCheck>>;
   /** With several rounds: each round's ratios, of which the ones above are the medians. */
@@ -241,6 +248,7 @@ function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
     ratios[mode] = {
       switchyardVsMinimal: ratio(cpu('switchyard'), cpu('minimal')),
       switchyardVsPortkey: ratio(cpu('switchyard'), cpu('portkey')),
+      tracedVsUntraced: ratio(cpu('switchyard-traced'), cpu('switchyard')),
       chatPassThroughVsTranslated: ratio(cpu('switchyard'), cpu('switchyard-translated')),
       messagesPassThroughVsTranslated: ratio(cpu('switchyard-messages'), cpu('switchyard-messages-translated')),
     };
@@ -262,18 +270,46 @@ function compareThroughput(phases: PhaseResult[]): BenchmarkResult['scaleOutThro
   return ratios;
 }
 
+/** Spans exported by traced targets, over the whole run. */
+const traceExports = { exports: 0, bytes: 0 };
+
 async function startTarget(name: TargetName, options: BenchmarkOptions, simulator: RunningSimulator, directory: string, nodeFlags?: string[]): Promise<RunningTarget & { checkBooks?(): Promise<BooksCheck> }> {
   switch (name) {
+    case 'switchyard-traced': {
+      // Tracing on, exporting over OTLP/HTTP to a sink in this (the driver's) process: the
+      // gateway pays for building, batching, encoding and sending the spans, as in production.
+      const sink = await startTraceSink();
+      const scratch = await mkdtemp(join(directory, `${name}-`));
+      const target = await startSwitchyardTarget(options.root, simulator, {
+        directory: scratch,
+        logLevel: options.logLevel,
+        nodeFlags,
+        name,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+      });
+      return {
+        ...target,
+        async stop() {
+          await target.stop();
+          const received = sink.received();
+          traceExports.exports += received.exports;
+          traceExports.bytes += received.bytes;
+          await sink.close();
+        },
+      };
+    }
     case 'switchyard-pg':
     case 'switchyard-pg-many':
     case 'switchyard-pg3':
-    case 'switchyard-pg3-many': {
+    case 'switchyard-pg3-many':
+    case 'switchyard-pg3-leases': {
       const shape = SCALE_OUT_SHAPES[name];
       const scratch = await mkdtemp(join(directory, `${name}-`));
       return startSwitchyardScaleOut(options.root, name, simulator, {
         databaseUrl: options.databaseUrl!,
         redisUrl: options.redisUrl!,
         instances: shape.instances,
+        leases: shape.leases === true,
         accounts: shape.manyAccounts ? options.concurrency : 1,
         directory: scratch,
         logLevel: options.logLevel,
@@ -450,6 +486,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     cpuRatios: rounds > 1 ? medianRatios(perRound.map((one) => one.cpuRatios)) : compare(phases),
     scaleOutThroughputVsSqlite: rounds > 1 ? medianRatios(perRound.map((one) => one.scaleOutThroughputVsSqlite)) : compareThroughput(phases),
     books,
+    ...(options.targets.includes('switchyard-traced') && { traces: { ...traceExports } }),
     ...(rounds > 1 && { rounds: perRound }),
     profile,
   };

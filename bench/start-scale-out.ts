@@ -20,6 +20,8 @@ export interface ScaleOutSettings {
   directory: string;
   logLevel: string;
   nodeFlags?: string[];
+  /** Per-instance balance leases (`SWITCHYARD_LEASES=on`); off otherwise, whatever the default. */
+  leases?: boolean;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token';
@@ -40,6 +42,7 @@ export async function startSwitchyardScaleOut(root: string, name: TargetName, si
     LOG_LEVEL: settings.logLevel,
     HOST: '127.0.0.1',
     SWITCHYARD_SHUTDOWN_GRACE_MS: '2000',
+    SWITCHYARD_LEASES: settings.leases ? 'on' : 'off',
   };
   const children: ManagedChild[] = [];
   const origins: string[] = [];
@@ -84,6 +87,11 @@ export async function startSwitchyardScaleOut(root: string, name: TargetName, si
       await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => undefined);
       await admin.end();
     },
-    checkBooks: () => checkBooks(admin, schema, accountIds),
+    async checkBooks() {
+      // A live instance holds its lease as an open reservation row; stopped (SIGTERM), it hands
+      // the lease back, and then the books must close exactly like the per-request path's.
+      if (settings.leases) await Promise.all(children.map((child) => child.stop(5000)));
+      return checkBooks(admin, schema, accountIds);
+    },
   };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedChild } from './child-process.js';
 
-export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
+export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'switchyard-traced' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
 
 /**
  * Switchyard on SQLite like `switchyard`, to set the native pass-through beside translation:
@@ -15,7 +15,7 @@ export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'portkey' | PassT
 export type PassThroughTargetName = 'switchyard-translated' | 'switchyard-messages' | 'switchyard-messages-translated';
 
 /** Switchyard on PostgreSQL + Redis: 1 or 3 instances, one hot account or one account per connection. */
-export type ScaleOutTargetName = 'switchyard-pg' | 'switchyard-pg-many' | 'switchyard-pg3' | 'switchyard-pg3-many';
+export type ScaleOutTargetName = 'switchyard-pg' | 'switchyard-pg-many' | 'switchyard-pg3' | 'switchyard-pg3-many' | 'switchyard-pg3-leases';
 
 /** Where the load generator sends its chat completions for one target. */
 export interface RunningTarget {

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { KeyCache } from './auth/key-cache.js';
 import type { Ledger } from './billing/ledger.js';
@@ -43,4 +44,6 @@ export interface AppContext {
   metrics: Metrics;
   /** Draining after SIGTERM (`/ready` 503, `Connection: close` on every answer). */
   lifecycle: ServerLifecycle;
+  /** OpenTelemetry tracer when tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`); null builds no spans. */
+  tracer: Tracer | null;
 }

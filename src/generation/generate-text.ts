@@ -32,6 +32,8 @@ import { emptyUsage } from '../core/usage.js';
 import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
+import { RequestTrace } from '../telemetry/request-trace.js';
+import { settleTraced } from '../telemetry/settle-traced.js';
 
 export interface TextGenerationInput {
   principal: Principal;
@@ -71,6 +73,23 @@ export type TextGenerationOutcome = (
  */
 export async function generateText(context: AppContext, input: TextGenerationInput): Promise<TextGenerationOutcome> {
   const { principal } = input;
+  // Tracing off: no tracer, no RequestTrace, and every `trace?.…` below is skipped.
+  const trace = context.tracer === null ? undefined : startTrace(context.tracer, input);
+  try {
+    return await routeAndCall(context, input, trace);
+  } catch (error) {
+    trace?.failed(error);
+    throw error;
+  }
+}
+
+function startTrace(tracer: NonNullable<AppContext['tracer']>, input: TextGenerationInput): RequestTrace {
+  const { request, route } = input.call;
+  return new RequestTrace(tracer, { requestId: input.requestId, model: route.model, stream: request.stream, maxTokens: request.maxTokens, api: input.api });
+}
+
+async function routeAndCall(context: AppContext, input: TextGenerationInput, trace: RequestTrace | undefined): Promise<TextGenerationOutcome> {
+  const { principal } = input;
   const defaults = await context.defaultProviders.get(principal.accountId);
   let selected: Candidate[];
   try {
@@ -89,6 +108,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
   }
   selected = withinOutputCap(selected, input.call.request);
   const call = { ...input.call, request: truncateToContext(input.call.request, selected) };
+  trace?.routed(selected);
   const cacheKey = call.request.promptCacheKey;
   const candidates =
     cacheKey === undefined || call.route.provider !== undefined
@@ -107,7 +127,8 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const hostedTools = context.config.hostedTools;
     const { request: preferred, omitted, gatewayTools } = dropUnmetPreferences(context.catalog, call, candidate, hostedTools);
     const hosted = gatewayTools && hostedTools ? { turns: hostedLoopTurns(hostedTools, gatewayTools), extra: hostedToolsCeiling(hostedTools, gatewayTools) } : undefined;
-    const planned = await planReservation(context.ledger, candidate, preferred, prompt, owner, hosted);
+    const reserve = () => planReservation(context.ledger, candidate, preferred, prompt, owner, hosted);
+    const planned = trace === undefined ? await reserve() : await trace.reserve(candidate, reserve);
     const { reservation } = planned;
     const request = untagRequestSignatures(planned.request, candidate.provider.api);
     // The request log records what was left out, in the row that commits with the charge.
@@ -116,6 +137,7 @@ export async function generateText(context: AppContext, input: TextGenerationInp
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
     const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
+    trace?.startAttempt(candidate, control.index);
     try {
       // The client's body still carries what was left out for this endpoint: translated instead.
       // A request the gateway runs tools for never goes through as the client sent it.
@@ -134,7 +156,9 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           health: () => control.keepHealth(),
           onSettled,
           pricingOf,
+          trace,
         });
+        if (relayed.stream) trace?.firstChunk();
         rememberServer(candidate);
         return { ...relayed, omitted };
       }
@@ -153,7 +177,8 @@ export async function generateText(context: AppContext, input: TextGenerationInp
           ...(gatewayTools.imageGeneration && hostedTools.imageGeneration && { generateImage: imageMaker(context, input, hostedTools.imageGeneration.model) }),
         });
         const result = tagResultSignatures(looped.result, candidate.provider.api);
-        const charged = await context.ledger.settle(reservation, looped.cost, onSettled({ usage: result.usage, cost: looped.cost, status: 'completed' }));
+        const settlement: StreamSettlement = { usage: result.usage, cost: looped.cost, status: 'completed' };
+        const charged = await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
         rememberServer(candidate);
         if (!request.stream) return { stream: false as const, relayed: false as const, result, cost: charged, omitted };
         return { stream: true as const, relayed: false as const, parts: streamResult(result, charged), close: async () => undefined, omitted };
@@ -163,11 +188,13 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
         const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images, pricingOf);
         // The request log row commits together with the charge (its cost is what was charged).
-        const charged = await context.ledger.settle(reservation, cost, onSettled({ usage, cost, status: 'completed' }));
+        const settlement: StreamSettlement = { usage, cost, status: 'completed' };
+        const charged = await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
         rememberServer(candidate);
         return { stream: false as const, relayed: false as const, result: { ...result, usage }, cost: charged, omitted };
       }
       const parts = await adapter.stream(request, callContext);
+      trace?.firstChunk();
       // From here the meter settles the reservation and reports to the breaker when the stream ends.
       const metered = meterStream(parts, {
         candidate,
@@ -179,10 +206,12 @@ export async function generateText(context: AppContext, input: TextGenerationInp
         startedAt,
         onSettled,
         pricingOf,
+        trace,
       });
       rememberServer(candidate);
       return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close, omitted };
     } catch (error) {
+      trace?.attemptFailed(error);
       await context.ledger.release(reservation);
       if (error instanceof GatewayError) throw inClientTerms(error, call.parameters);
       throw error;

@@ -8,6 +8,8 @@ import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord } from '../billing/request-record.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
+import type { RequestTrace } from '../telemetry/request-trace.js';
+import { settleTraced } from '../telemetry/settle-traced.js';
 import { tagSignature } from './tag-signatures.js';
 
 export interface StreamSettlement {
@@ -50,7 +52,8 @@ export function meterStream<P extends RelayedPart>(
         state.settled = true;
         const usage: Usage = { promptTokens: await options.countPrompt(), completionTokens: 0, estimated: true };
         const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images);
-        await options.ledger.settle(options.reservation, cost, options.onSettled({ usage, cost, status: 'aborted', errorCode: 'client_closed' }));
+        const settlement: StreamSettlement = { usage, cost, status: 'aborted', errorCode: 'client_closed' };
+        await settleTraced(options.ledger, options.trace, options.reservation, settlement, options.onSettled(settlement));
       }
       options.health.end();
       await metered.return(undefined);
@@ -73,6 +76,8 @@ interface MeterOptions {
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
   /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
   pricingOf?: (providerModel: string) => EndpointPricing | undefined;
+  /** The request's spans, when tracing is on. */
+  trace?: RequestTrace;
 }
 
 async function* readMetered<P extends RelayedPart>(
@@ -84,7 +89,8 @@ async function* readMetered<P extends RelayedPart>(
   const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: RequestLogErrorCode): Promise<bigint> => {
     state.settled = true;
     const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images, options.pricingOf);
-    return options.ledger.settle(options.reservation, cost, options.onSettled({ usage, cost, status, errorCode }));
+    const settlement: StreamSettlement = { usage, cost, status, errorCode };
+    return settleTraced(options.ledger, options.trace, options.reservation, settlement, options.onSettled(settlement));
   };
   const delivered = async (): Promise<Usage> => ({ promptTokens: await options.countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });
   try {

@@ -10,6 +10,8 @@ import type { CallContext, RelayCall, TextRelay } from '../providers/provider-ad
 import type { Candidate } from '../routing/candidate.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
 import type { RequestRecord } from '../billing/request-record.js';
+import type { RequestTrace } from '../telemetry/request-trace.js';
+import { settleTraced } from '../telemetry/settle-traced.js';
 import { meterStream, type StreamSettlement } from './meter-stream.js';
 import type { PassThroughPlan } from './plan-pass-through.js';
 import { tagSignature } from './tag-signatures.js';
@@ -33,6 +35,7 @@ export interface RelayInput {
   onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
   /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
   pricingOf: (providerModel: string) => EndpointPricing | undefined;
+  trace?: RequestTrace;
 }
 
 /**
@@ -55,7 +58,8 @@ export async function relayText(context: AppContext, relay: TextRelay, input: Re
       ? { promptTokens: await input.countPrompt(), completionTokens: await countTextTokens(answer.text()), estimated: true }
       : answer.usage;
     const cost = priceTextUsage(candidate.endpoint.pricing, usage, input.prompt.images, input.pricingOf);
-    const charged = await context.ledger.settle(input.reservation, cost, input.onSettled({ usage, cost, status: 'completed' }));
+    const settlement: StreamSettlement = { usage, cost, status: 'completed' };
+    const charged = await settleTraced(context.ledger, input.trace, input.reservation, settlement, input.onSettled(settlement));
     return { stream: false, relayed: true, body: answer.body, usage, cost: charged };
   }
   const parts = await relay.relayStream(call, callContext);
@@ -69,6 +73,7 @@ export async function relayText(context: AppContext, relay: TextRelay, input: Re
     startedAt: input.startedAt,
     onSettled: input.onSettled,
     pricingOf: input.pricingOf,
+    trace: input.trace,
   });
   return { stream: true, relayed: true, parts: metered.parts, close: metered.close };
 }

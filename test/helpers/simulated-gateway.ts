@@ -4,6 +4,7 @@ import type { Config } from '../../src/config/types.js';
 import type { Clock } from '../../src/core/clock.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/simulator-types.js';
+import type { Tracing } from '../../src/telemetry/create-tracing.js';
 import type { ManualClock } from './manual-clock.js';
 import { buildTestConfig } from './test-config.js';
 import { startTestApp, type TestApp } from './start-test-app.js';
@@ -66,6 +67,8 @@ export async function startSimulatedGateway(
     configure?: (config: Config) => void;
     /** The catalog for the simulator at this URL; default `simulatedCatalogYaml` (with `timeouts`). */
     catalogYaml?: (simulatorUrl: string) => string;
+    /** Tracing of the gateway (default: from the OTEL_* environment, off in tests). */
+    tracing?: Tracing | null;
   } = {},
 ): Promise<SimulatedGateway> {
   const simulator = await startSimulator(options.simulator);
@@ -74,7 +77,7 @@ export async function startSimulatedGateway(
   const config = buildTestConfig({ databaseUrl, yaml });
   config.server.redisUrl = options.redisUrl ?? null;
   options.configure?.(config);
-  const test = await startTestApp({ databaseUrl, config, clock: options.clock, logger: options.logger });
+  const test = await startTestApp({ databaseUrl, config, clock: options.clock, logger: options.logger, tracing: options.tracing });
   await test.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = test.app.server.address() as AddressInfo;
   const account = await test.createAccount({ credits: options.credits ?? 100 });

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config/types.js';
 import type { Clock } from '../../src/core/clock.js';
 import { closeContext, createContext } from '../../src/create-context.js';
+import type { Tracing } from '../../src/telemetry/create-tracing.js';
 import { buildTestConfig } from './test-config.js';
 import { dropTestSchema, uniqueSchemaName } from './test-databases.js';
 
@@ -21,12 +22,12 @@ export interface TestApp {
  * The real application on a real database: a private in-memory SQLite, or a fresh schema in the
  * PostgreSQL database at `databaseUrl` (dropped on close).
  */
-export async function startTestApp(options: { databaseUrl?: string; config?: Config; clock?: Clock; logger?: Logger } = {}): Promise<TestApp> {
+export async function startTestApp(options: { databaseUrl?: string; config?: Config; clock?: Clock; logger?: Logger; tracing?: Tracing | null } = {}): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? 'sqlite::memory:';
   const config = options.config ?? buildTestConfig({ databaseUrl });
   config.server.databaseUrl = databaseUrl;
   const schema = databaseUrl.startsWith('postgres') ? uniqueSchemaName() : undefined;
-  const context = await createContext(config, { logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), clock: options.clock, store: { schema, poolSize: 5 } });
+  const context = await createContext(config, { logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), clock: options.clock, store: { schema, poolSize: 5 }, tracing: options.tracing });
   const app = await buildApp(context);
   const adminToken = config.server.adminToken ?? '';
   return {
