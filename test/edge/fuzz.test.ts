@@ -120,8 +120,10 @@ function isGeminiStyle(request: FuzzRequest): boolean {
   } catch {
     return false;
   }
-  if (request.method === 'GET') return request.url.startsWith('/v1beta/models');
-  return request.method === 'POST' && (request.url.startsWith('/v1beta/models/') || request.url.startsWith('/v1/models/'));
+  const path = request.url.split('?')[0];
+  if (request.method === 'GET') return path.startsWith('/v1beta/models');
+  // `POST /v1/models/` names no model: it is the catalog's path (405 in the default style), not a Gemini call.
+  return request.method === 'POST' && /^\/(v1beta|v1)\/models\/./.test(path);
 }
 
 async function openReservations(gateway: SimulatedGateway): Promise<number> {
