@@ -53,7 +53,7 @@ export async function handleProtocolRequest(
   const sequence = state.nextSequence();
   const headers: OutgoingHttpHeaders = adapter.requestIdHeader ? { [adapter.requestIdHeader]: requestIdFor(sequence) } : {};
   const sendError = (error: EncodedError, extraHeaders: OutgoingHttpHeaders = {}) =>
-    sendJsonBody(response, scope, error.status, JSON.stringify(error.body), { headers: { ...headers, ...extraHeaders } });
+    sendJsonBody(response, scope, error.status, JSON.stringify(error.body), { headers: { ...headers, ...error.headers, ...extraHeaders } });
 
   const bodyText = await readBody(request);
   if (bodyText === undefined || scope.closed) return;
@@ -68,9 +68,16 @@ export async function handleProtocolRequest(
     problem = error instanceof SimulatorRequestError ? error.message : 'The request body is not valid JSON.';
   }
   stats.recordRequest(adapter.protocol, decoded?.model ?? route.model ?? '');
-  if (settings.apiKey !== undefined && !adapter.isAuthorized(request.headers, target.query, settings.apiKey)) {
-    sendError(adapter.encodeAuthError({ sequence }));
-    return;
+  if (settings.apiKey !== undefined) {
+    const refusal = adapter.authenticate
+      ? await adapter.authenticate({ method: request.method ?? 'POST', path: request.url ?? '', headers: request.headers, body: bodyText }, settings.apiKey, { sequence })
+      : adapter.isAuthorized(request.headers, target.query, settings.apiKey)
+        ? undefined
+        : adapter.encodeAuthError({ sequence });
+    if (refusal) {
+      sendError(refusal);
+      return;
+    }
   }
   if (!decoded) {
     sendError(adapter.encodeError(400, { sequence, message: problem }));

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { PlannedReply } from './plan-reply.js';
 import type { SimulatorProtocol } from './simulator-types.js';
 
@@ -37,12 +37,16 @@ export interface SimulatedRequest {
 
 /** A stream event before framing; `tokens` is what the event costs in pacing time. */
 export interface StreamEvent {
+  /** The SSE event name; in AWS event stream framing, the `:event-type` (or `:exception-type`). */
   event?: string;
   data: string;
   tokens: number;
+  /** AWS event stream framing only: an `exception` message ends the stream with an error (default `event`). */
+  messageType?: 'event' | 'exception';
 }
 
-export type StreamFraming = 'sse' | 'sse-crlf' | 'json-array';
+/** `aws-eventstream`: AWS's binary `application/vnd.amazon.eventstream` frames (Bedrock), one per event. */
+export type StreamFraming = 'sse' | 'sse-crlf' | 'json-array' | 'aws-eventstream';
 
 export interface EncodedStream {
   framing: StreamFraming;
@@ -54,6 +58,8 @@ export interface EncodedStream {
 export interface EncodedError {
   status: number;
   body: unknown;
+  /** Headers the vendor sends with its error (AWS: the error type in `x-amzn-ErrorType`). */
+  headers?: OutgoingHttpHeaders;
 }
 
 /** What a reply encoder needs beyond the request and the plan. */
@@ -76,6 +82,11 @@ export interface ProtocolAdapter {
   /** Response header that carries the request id, when the vendor sends one. */
   requestIdHeader?: string;
   isAuthorized(headers: IncomingHttpHeaders, query: URLSearchParams, apiKey: string): boolean;
+  /**
+   * Replaces `isAuthorized` and `encodeAuthError` when the check needs the whole request (AWS
+   * SigV4 signs the method, path, headers and body): undefined when authentic, else the refusal.
+   */
+  authenticate?(request: AuthenticatedRequest, apiKey: string, details: ErrorDetails): Promise<EncodedError | undefined>;
   /** The vendor's answer to a missing or wrong key. */
   encodeAuthError(details: ErrorDetails): EncodedError;
   encodeError(status: number, details: ErrorDetails): EncodedError;
@@ -83,6 +94,15 @@ export interface ProtocolAdapter {
   decodeRequest(body: unknown, route: ProtocolRoute): SimulatedRequest;
   encodeResponse(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): unknown;
   encodeStream(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): EncodedStream;
+}
+
+/** A request as received, for `ProtocolAdapter.authenticate`. */
+export interface AuthenticatedRequest {
+  method: string;
+  /** Path and query as received (still percent-encoded). */
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
 }
 
 /** What the URL says about the request (Gemini puts the model and streaming there). */
