@@ -1,4 +1,5 @@
 import { anthropicProtocol } from './anthropic-protocol.js';
+import { bedrockConverseProtocol } from './bedrock-converse-protocol.js';
 import { azureOpenaiProtocol } from './azure-openai-protocol.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
@@ -29,6 +30,11 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   if (pathname === '/google/token') return { kind: 'google-token' };
   const vertex = VERTEX_MODEL_METHOD.exec(pathname);
   if (vertex) return matchVertexRoute(vertex[1]!, decodeModel(vertex[2]!), vertex[3]!, query);
+  const bedrock = BEDROCK_CONVERSE.exec(pathname);
+  if (bedrock) {
+    const model = decodeModel(bedrock[1]!);
+    return model === undefined ? { kind: 'not-found' } : { kind: 'protocol', adapter: bedrockConverseProtocol, route: { model, stream: bedrock[2] === 'converse-stream' } };
+  }
   if (pathname === '/openai/v1/chat/completions') return { kind: 'protocol', adapter: openaiProtocol, route: {} };
   if (pathname === '/azure/openai/v1/chat/completions') return { kind: 'protocol', adapter: azureOpenaiProtocol, route: {} };
   const deployment = AZURE_DEPLOYMENT_CHAT.exec(pathname);
@@ -55,6 +61,9 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   }
   return { kind: 'not-found' };
 }
+
+/** Bedrock runtime's Converse: `/model/{modelId}/converse` and `/converse-stream`, the model id percent-encoded. */
+const BEDROCK_CONVERSE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
 
 /** `/vertex/v1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{method}`. */
 const VERTEX_MODEL_METHOD = /^\/vertex\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)$/;

@@ -36,6 +36,7 @@ export async function runSimulatorFromCli(
   print(`  openai     base URL  ${simulator.baseUrls.openai}`);
   print(`  anthropic  base URL  ${simulator.baseUrls.anthropic}`);
   print(`  gemini     base URL  ${simulator.baseUrls.gemini}`);
+  print(`  bedrock    base URL  ${simulator.baseUrls.bedrock}`);
   return simulator;
 }
 

@@ -2,9 +2,9 @@ import type { FalStats } from './fal-jobs.js';
 import type { VideoStats } from './video-jobs.js';
 
 /** The wire protocols the simulator speaks. */
-export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini';
+export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini' | 'bedrock';
 
-export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini'];
+export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini', 'bedrock'];
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -111,7 +111,7 @@ export interface Simulator {
   /** http://HOST:PORT, without a trailing slash. */
   url: string;
   port: number;
-  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`. */
+  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`, and `${url}` for Bedrock (`/model/{id}/converse`). */
   baseUrls: Record<SimulatorProtocol, string>;
   close(): Promise<void>;
   stats(): SimulatorStats;
