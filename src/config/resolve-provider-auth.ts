@@ -9,6 +9,8 @@ const keyPlacement: Record<ProviderApi, (key: string) => ProviderAuth> = {
   openai: (token) => ({ kind: 'bearer', token }),
   anthropic: (key) => ({ kind: 'api-key-header', header: 'x-api-key', key }),
   gemini: (key) => ({ kind: 'api-key-header', header: 'x-goog-api-key', key }),
+  // A Bedrock API key is a bearer token: https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html
+  bedrock: (token) => ({ kind: 'bearer', token }),
   fal: (key) => ({ kind: 'api-key-header', header: 'authorization', scheme: 'Key', key }),
 };
 

@@ -59,7 +59,7 @@ describe.each(providerApis)('the %s protocol, from the descriptor', (api) => {
 
 describe('the protocol descriptor', () => {
   it('is the only list: an unknown api is refused, naming the descriptor’s protocols', () => {
-    expect(() => parseConfigText(providerYaml('bedrock'), 'test.yaml', {})).toThrow(`one of ${providerApis.join(', ')}`);
+    expect(() => parseConfigText(providerYaml('watsonx'), 'test.yaml', {})).toThrow(`one of ${providerApis.join(', ')}`);
     expect(textProviderApis).toEqual(providerApis.filter((api) => protocolDescriptors[api].text));
   });
 
@@ -67,7 +67,7 @@ describe('the protocol descriptor', () => {
     // @ts-expect-error: gemini has no entry; a protocol added to the descriptor fails the same way.
     const incomplete: Record<TextProviderApi, true> = { openai: true, anthropic: true };
     // @ts-expect-error: not a protocol of the descriptor.
-    const unknown: ProviderApi = 'bedrock';
+    const unknown: ProviderApi = 'watsonx';
     expect([incomplete, unknown]).toHaveLength(2);
   });
 });

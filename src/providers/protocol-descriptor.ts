@@ -12,6 +12,7 @@ export const protocolDescriptors = {
   openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true },
   anthropic: { name: 'Anthropic Messages', text: true, speech: false, images: false, video: false },
   gemini: { name: 'Google Gemini generateContent', text: true, speech: true, images: true, video: true },
+  bedrock: { name: 'AWS Bedrock Converse', text: true, speech: false, images: false, video: false },
   fal: { name: "fal.ai's queue API", text: false, speech: false, images: true, video: false },
 } as const;
 

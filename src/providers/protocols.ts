@@ -3,6 +3,7 @@ import type { ProviderApi, TextProviderApi, protocolDescriptors } from './protoc
 import type { TextProviderAdapter } from './provider-adapter.js';
 import type { VideoProviderAdapter } from './video-adapter.js';
 import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
+import { bedrockAdapter } from './bedrock/bedrock-adapter.js';
 import { falImageAdapter } from './fal/fal-image-adapter.js';
 import { geminiSpeechAdapter } from './gemini/create-speech.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
@@ -23,7 +24,7 @@ type Serving<Capability extends 'speech' | 'images' | 'video'> = {
  * the descriptor says serve that capability: a protocol added to the descriptor without its
  * adapter (or an adapter for a protocol that does not claim the capability) does not compile.
  */
-export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { openai: openaiAdapter, anthropic: anthropicAdapter, gemini: geminiAdapter };
+export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { openai: openaiAdapter, anthropic: anthropicAdapter, gemini: geminiAdapter, bedrock: bedrockAdapter };
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };

@@ -3,9 +3,9 @@ import { onEveryProtocol, renderFieldTable, topLevelFields, type FieldTable } fr
 
 const table: FieldTable = [
   { field: 'model', handling: onEveryProtocol('translated', 'catalog id → provider model name') },
-  { field: 'thinking', handling: { openai: { kind: 'translated', note: 'reasoning_effort' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'thinkingConfig' } } },
+  { field: 'thinking', handling: { openai: { kind: 'translated', note: 'reasoning_effort' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'thinkingConfig' }, bedrock: { kind: 'translated', note: 'thinking' } } },
   { field: 'thinking.display', handling: onEveryProtocol('hint') },
-  { field: 'n', handling: { openai: { kind: 'native' }, anthropic: { kind: 'refused', note: 'one choice | at most' }, gemini: { kind: 'refused', note: 'one choice' } } },
+  { field: 'n', handling: { openai: { kind: 'native' }, anthropic: { kind: 'refused', note: 'one choice | at most' }, gemini: { kind: 'refused', note: 'one choice' }, bedrock: { kind: 'refused', note: 'one choice' } } },
 ];
 
 describe('field tables', () => {
@@ -15,9 +15,9 @@ describe('field tables', () => {
 
   it('renders one Markdown row per field with each protocol in a column, escaping pipes', () => {
     const lines = renderFieldTable(table).split('\n');
-    expect(lines[0]).toBe('| field | openai | anthropic | gemini |');
+    expect(lines[0]).toBe('| field | openai | anthropic | gemini | bedrock |');
     expect(lines).toHaveLength(2 + table.length);
-    expect(lines[3]).toBe('| `thinking` | translated: reasoning_effort | native | translated: thinkingConfig |');
-    expect(lines[5]).toBe('| `n` | native | refused: one choice \\| at most | refused: one choice |');
+    expect(lines[3]).toBe('| `thinking` | translated: reasoning_effort | native | translated: thinkingConfig | translated: thinking |');
+    expect(lines[5]).toBe('| `n` | native | refused: one choice \\| at most | refused: one choice | refused: one choice |');
   });
 });

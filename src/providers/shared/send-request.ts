@@ -108,10 +108,12 @@ export async function readUpstreamError(providerId: string, response: UpstreamRe
     // The body is only for the message; a broken one still leaves the status to act on.
   }
   const retryAfter = Number(response.headers['retry-after']);
+  // AWS names the error's type in a header (`ThrottlingException:http://internal.amazon.com/…`).
+  const awsType = String(response.headers['x-amzn-errortype'] ?? '').split(':')[0];
   return new UpstreamError({
     provider: providerId,
     status: response.statusCode,
-    message: `${providerId} answered ${response.statusCode}: ${extractErrorMessage(text)}`,
+    message: `${providerId} answered ${response.statusCode}${awsType ? ` (${awsType})` : ''}: ${extractErrorMessage(text)}`,
     body: text,
     retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : undefined,
   });
