@@ -1,0 +1,273 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventStreamOf, readFixture } from '../../src/providers/bedrock/__fixtures__/read-fixture.js';
+import { startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
+import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+
+/**
+ * AWS Bedrock's Converse API as a provider kind (`api: bedrock`): the official SDKs of all four
+ * styles through the gateway to the simulator's Converse routes (which answer as bedrock-runtime
+ * does, binary event streams included, and check the Bedrock API key), and vercel/ai's recorded
+ * Converse answers replayed through every style.
+ */
+const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice, reasoning]';
+const model = (id: string, provider: string, upstream: string, pricing = '{prompt: 1, completion: 2}') =>
+  `  - id: ${id}\n    name: "Bedrock: ${id}"\n    context_length: 32000\n    modalities: {input: [text, image], output: [text]}\n    endpoints:\n      - provider: ${provider}\n        model: ${upstream}\n        pricing: ${pricing}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
+const catalogYaml = (url: string) => `
+limits: {free_daily_requests: 5, requests_per_minute: 0}
+providers:
+  - {id: bedrock-key, name: Bedrock (API key), api: bedrock, base_url: "${url}", api_key: sim-key}
+models:
+${model('bedrock/nova', 'bedrock-key', 'amazon.nova-pro-v1:0')}${model('bedrock/llama', 'bedrock-key', 'meta.llama3-3-70b-instruct-v1:0')}`;
+
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+describe('Bedrock Converse through the official SDKs', () => {
+  let gateway: SimulatedGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+  let genai: GoogleGenAI;
+  beforeAll(async () => {
+    gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, catalogYaml });
+    openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+    genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
+  });
+  afterAll(async () => gateway?.close());
+
+  const received = () => gateway.simulator.lastRequest('bedrock')!;
+
+  describe.each([
+    { id: 'bedrock/nova', upstream: 'amazon.nova-pro-v1:0', path: '/model/amazon.nova-pro-v1%3A0/' },
+    { id: 'bedrock/llama', upstream: 'meta.llama3-3-70b-instruct-v1:0', path: '/model/meta.llama3-3-70b-instruct-v1%3A0/' },
+  ])('$id', ({ id, upstream, path }) => {
+    const reply = new RegExp(`^Simulated reply from ${upstream.replace(/[.:]/g, '\\$&')}: `);
+
+    it('Chat Completions: text streaming and not, with usage and cost, and a tool round trip', async () => {
+      const completion = await openai.chat.completions.create({ model: id, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello bedrock' }] });
+      expect(completion.choices[0]!.message.content).toMatch(reply);
+      expect(completion.usage).toMatchObject({ completion_tokens: 16, prompt_tokens: expect.any(Number) });
+      expect((completion.usage as unknown as { cost: number }).cost).toBeGreaterThan(0);
+      expect(received().path).toBe(`${path}converse`);
+      expect(received().headers.authorization).toBe('Bearer sim-key');
+      expect(received().body).toMatchObject({ system: [{ text: 'Be brief.' }], messages: [{ role: 'user', content: [{ text: 'hello bedrock' }] }] });
+
+      let text = '';
+      for await (const chunk of await openai.chat.completions.create({ model: id, messages: [{ role: 'user', content: 'hello bedrock' }], stream: true, stream_options: { include_usage: true } })) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+      }
+      expect(text).toMatch(reply);
+      expect(received().path).toBe(`${path}converse-stream`);
+
+      const tools = [{ type: 'function' as const, function: weatherTool }];
+      const asked: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather?' }];
+      const called = await openai.chat.completions.stream({ model: id, messages: asked, tools }).finalChatCompletion();
+      expect(called.choices[0]!.finish_reason).toBe('tool_calls');
+      const call = called.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+      expect(call.function.name).toBe('get_weather');
+      expect(JSON.parse(call.function.arguments)).toEqual({ city: expect.any(String) });
+      const answered = await openai.chat.completions.create({
+        model: id,
+        tools,
+        messages: [...asked, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'sunny and warm' }],
+      });
+      expect(answered.choices[0]!.message.content).toMatch(reply);
+      expect(received().body).toMatchObject({
+        messages: [
+          { role: 'user' },
+          { role: 'assistant', content: [{ toolUse: { toolUseId: call.id, name: 'get_weather' } }] },
+          { role: 'user', content: [{ toolResult: { toolUseId: call.id, content: [{ text: 'sunny and warm' }] } }] },
+        ],
+        toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: weatherTool.parameters } } }] },
+      });
+    });
+
+    it('Responses: text, and a streamed tool round trip', async () => {
+      const response = await openai.responses.create({ model: id, input: 'hello bedrock' });
+      expect(response.output_text).toMatch(reply);
+      const tools = [{ type: 'function' as const, name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.parameters, strict: false }];
+      const streamed = await openai.responses.stream({ model: id, input: 'What is the weather?', tools, store: false }).finalResponse();
+      const call = streamed.output.find((item) => item.type === 'function_call')!;
+      expect(call).toMatchObject({ name: 'get_weather' });
+      const answered = await openai.responses.create({
+        model: id,
+        tools,
+        store: false,
+        input: [{ role: 'user', content: 'What is the weather?' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+      });
+      expect(answered.output_text).toMatch(reply);
+    });
+
+    it('Messages: text, and a streamed tool round trip', async () => {
+      const message = await anthropic.messages.create({ model: id, max_tokens: 200, messages: [{ role: 'user', content: 'hello bedrock' }] });
+      expect(message.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(reply) });
+      expect(received().body).toMatchObject({ inferenceConfig: { maxTokens: 200 } });
+      const tools = [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters as Anthropic.Tool.InputSchema }];
+      const asked: Anthropic.MessageParam[] = [{ role: 'user', content: 'What is the weather?' }];
+      const final = await anthropic.messages.stream({ model: id, max_tokens: 200, messages: asked, tools }).finalMessage();
+      expect(final.stop_reason).toBe('tool_use');
+      const use = final.content.find((block) => block.type === 'tool_use')!;
+      expect(use).toMatchObject({ name: 'get_weather', input: { city: expect.any(String) } });
+      const answered = await anthropic.messages.create({
+        model: id,
+        max_tokens: 200,
+        tools,
+        messages: [...asked, { role: 'assistant', content: final.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] }],
+      });
+      expect(answered.stop_reason).toBe('end_turn');
+      expect(answered.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(reply) });
+    });
+
+    it('Gemini: generateContent streaming and not, and a function call round trip', async () => {
+      const response = await genai.models.generateContent({ model: id, contents: 'hello bedrock' });
+      expect(response.text).toMatch(reply);
+      let text = '';
+      for await (const chunk of await genai.models.generateContentStream({ model: id, contents: 'hello bedrock' })) text += chunk.text ?? '';
+      expect(text).toMatch(reply);
+      const tools = [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parametersJsonSchema: weatherTool.parameters }] }];
+      const contents: Content[] = [{ role: 'user', parts: [{ text: 'What is the weather?' }] }];
+      let last: GenerateContentResponse | undefined;
+      const calls = [];
+      for await (const chunk of await genai.models.generateContentStream({ model: id, contents, config: { tools } })) {
+        calls.push(...(chunk.functionCalls ?? []));
+        last = chunk;
+      }
+      expect(calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { city: expect.any(String) } })]);
+      expect(last?.usageMetadata?.candidatesTokenCount).toBeGreaterThan(0);
+      const answered = await genai.models.generateContent({
+        model: id,
+        config: { tools },
+        contents: [...contents, { role: 'model', parts: [{ functionCall: calls[0] }] }, { role: 'user', parts: [{ functionResponse: { id: calls[0]!.id, name: 'get_weather', response: { sky: 'clear' } } }] }],
+      });
+      expect(answered.text).toMatch(reply);
+    });
+  });
+
+  it('answers throttling as 429 once no other endpoint is left, and a refused request as 400', async () => {
+    const throttled = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: '[[sim:status=429]] hi' }] }).catch((error: unknown) => error);
+    expect(throttled).toMatchObject({ status: 429 });
+    const invalid = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: 'hi' }], seed: 7 }).catch((error: unknown) => error);
+    expect(invalid).toMatchObject({ status: 400 });
+  });
+});
+
+/** vercel/ai's recorded Converse answers (src/providers/bedrock/__fixtures__/SOURCES.md), replayed through all four styles. */
+describe('recorded Converse answers through every style', () => {
+  let replay: ReplayProvider;
+  let gateway: SimulatedGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+  let genai: GoogleGenAI;
+  const pricing = '{prompt: 3, completion: 15, cached_prompt: 0.3, cache_write: 3.75}';
+  beforeAll(async () => {
+    replay = await startReplayProvider();
+    gateway = await startSimulatedGateway({
+      credits: 1000,
+      catalogYaml: () => `
+limits: {free_daily_requests: 5, requests_per_minute: 0}
+providers:
+  - {id: rec-bedrock, name: Recorded Bedrock, api: bedrock, base_url: "${replay.url}", api_key: k, timeouts: {connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000}}
+models:
+${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', pricing)}`,
+    });
+    openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+    genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await replay?.close();
+  });
+
+  interface Seen {
+    text: string;
+    reasoning: boolean;
+    toolCalls: string[];
+  }
+  const styles: Record<string, (stream: boolean) => Promise<Seen>> = {
+    async chat(stream) {
+      const body = { model: 'rec/bedrock', messages: [{ role: 'user' as const, content: 'x' }] };
+      const completion = stream ? await openai.chat.completions.stream(body).finalChatCompletion() : await openai.chat.completions.create(body);
+      const message = completion.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning?: string };
+      return {
+        text: message.content ?? '',
+        reasoning: Boolean(message.reasoning),
+        toolCalls: (message.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [call.function.name] : [])),
+      };
+    },
+    async responses(stream) {
+      const body = { model: 'rec/bedrock', input: 'x', store: false };
+      const response = stream ? await openai.responses.stream(body).finalResponse() : await openai.responses.create(body);
+      if (response.status === 'failed') throw new Error(`response failed: ${response.error?.message}`);
+      return {
+        text: response.output_text,
+        reasoning: response.output.some((item) => item.type === 'reasoning'),
+        toolCalls: response.output.flatMap((item) => (item.type === 'function_call' ? [item.name] : [])),
+      };
+    },
+    async messages(stream) {
+      const body = { model: 'rec/bedrock', max_tokens: 4096, messages: [{ role: 'user' as const, content: 'x' }] };
+      const message = stream ? await anthropic.messages.stream(body).finalMessage() : await anthropic.messages.create(body);
+      return {
+        text: message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+        reasoning: message.content.some((block) => block.type === 'thinking'),
+        toolCalls: message.content.flatMap((block) => (block.type === 'tool_use' ? [block.name] : [])),
+      };
+    },
+    async gemini(stream) {
+      const request = { model: 'rec/bedrock', contents: 'x' };
+      const chunks: GenerateContentResponse[] = stream ? [] : [await genai.models.generateContent(request)];
+      if (stream) for await (const chunk of await genai.models.generateContentStream(request)) chunks.push(chunk);
+      const parts = chunks.flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? []);
+      return {
+        text: parts.filter((part) => !part.thought && typeof part.text === 'string').map((part) => part.text).join(''),
+        reasoning: parts.some((part) => part.thought === true),
+        toolCalls: parts.flatMap((part) => (part.functionCall?.name ? [part.functionCall.name] : [])),
+      };
+    },
+  };
+
+  const recordings = [
+    { file: 'amazon-bedrock-text.json', reasoning: false, tools: [] as string[] },
+    { file: 'amazon-bedrock-text.chunks.txt', reasoning: false, tools: [] },
+    { file: 'amazon-bedrock-reasoning.json', reasoning: true, tools: [] },
+    { file: 'amazon-bedrock-reasoning.chunks.txt', reasoning: true, tools: [] },
+    { file: 'amazon-bedrock-tool-call.1.json', reasoning: false, tools: ['bash'] },
+    { file: 'amazon-bedrock-tool-call.1.chunks.txt', reasoning: false, tools: ['test-tool'] },
+    { file: 'amazon-bedrock-tool-no-args.json', reasoning: false, tools: ['updateIssueList'] },
+    { file: 'amazon-bedrock-tool-no-args.chunks.txt', reasoning: false, tools: ['updateIssueList'] },
+    { file: 'amazon-bedrock-json-tool-text-then-weather-then-json.1.chunks.txt', reasoning: false, tools: ['weather', 'weather'] },
+  ];
+
+  describe.each(recordings)('$file', ({ file, reasoning, tools }) => {
+    const stream = file.endsWith('.chunks.txt');
+    let reference: Seen | undefined;
+    it.each(Object.keys(styles))('reaches a %s client', async (style) => {
+      replay.play(stream ? { contentType: 'application/vnd.amazon.eventstream', body: eventStreamOf(file) } : { contentType: 'application/json', body: readFixture(file) });
+      const seen = await styles[style]!(stream);
+      expect(replay.requests.at(-1)!.url).toBe(`/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/${stream ? 'converse-stream' : 'converse'}`);
+      expect(seen.toolCalls).toEqual(tools);
+      expect(seen.reasoning).toBe(reasoning);
+      reference ??= seen;
+      expect(seen.text.replace(/\s+/g, ' ')).toBe(reference.text.replace(/\s+/g, ' '));
+    });
+  });
+
+  it('charges cache reads and writes at their own prices', async () => {
+    // Converse's usage with prompt caching (inputTokens is the uncached part), in the shape of
+    // https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html; written, not recorded.
+    const answer = { output: { message: { role: 'assistant', content: [{ text: 'cached' }] } }, stopReason: 'end_turn', usage: { inputTokens: 100, outputTokens: 10, totalTokens: 3110, cacheReadInputTokens: 2000, cacheWriteInputTokens: 1000 }, metrics: { latencyMs: 5 } };
+    replay.play({ contentType: 'application/json', body: JSON.stringify(answer) });
+    const completion = await openai.chat.completions.create({ model: 'rec/bedrock', messages: [{ role: 'user', content: 'x' }] });
+    expect(completion.usage).toMatchObject({ prompt_tokens: 3100, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 2000 } });
+    // nano-USD per token: prompt 3000, completion 15000, cached 300, cache write 3750.
+    const nano = 100n * 3000n + 2000n * 300n + 1000n * 3750n + 10n * 15000n;
+    expect(BigInt(Math.round((completion.usage as unknown as { cost: number }).cost * 1e9))).toBe(nano);
+  });
+});
