@@ -65,7 +65,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
 function normalizeProvider(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderConfig {
   const platform = normalizePlatform(entry, path, fail);
   // A cloud credential stands in for api_key: unset in the environment, the provider is off.
-  const secret = entry.platform?.kind === 'vertex' && entry.platform.service_account !== undefined ? entry.platform.service_account : entry.api_key;
+  const secret = providerSecret(entry);
   return {
     id: entry.id,
     name: entry.name,
@@ -90,6 +90,14 @@ function normalizeProvider(entry: ProviderEntry, path: string, fail: (path: stri
   };
 }
 
+/** The credential that switches a provider on: a Vertex service account or AWS access key when given, else `api_key`. */
+function providerSecret(entry: ProviderEntry): string | undefined {
+  const platform = entry.platform;
+  if (platform?.kind === 'vertex' && platform.service_account !== undefined) return platform.service_account;
+  if (platform?.kind === 'bedrock' && platform.access_key_id !== undefined) return platform.access_key_id;
+  return entry.api_key;
+}
+
 function normalizePlatform(entry: ProviderEntry, path: string, fail: (path: string, expected: string) => never): ProviderPlatform | undefined {
   const platform = entry.platform;
   if (platform === undefined) return undefined;
@@ -97,9 +105,16 @@ function normalizePlatform(entry: ProviderEntry, path: string, fail: (path: stri
     if (entry.api !== 'openai') fail(`${path}.platform.kind`, `azure serves the openai protocol: expected api: openai, got "${entry.api}"`);
     return { kind: 'azure', ...(platform.api_version !== undefined && { apiVersion: platform.api_version }) };
   }
+  if (platform.kind === 'bedrock') {
+    if (!(bedrockApis as readonly string[]).includes(entry.api)) fail(`${path}.platform.kind`, `bedrock serves Claude through InvokeModel (api: anthropic) and every text model through Converse (api: bedrock): expected one of them, got "${entry.api}"`);
+    return { kind: 'bedrock', region: platform.region };
+  }
   if (entry.api !== 'gemini' && entry.api !== 'anthropic') fail(`${path}.platform.kind`, `vertex serves the gemini and anthropic protocols: expected api: gemini or anthropic, got "${entry.api}"`);
   return { kind: 'vertex', project: platform.project, location: platform.location };
 }
+
+/** The protocols Bedrock hosts: Anthropic's Messages body through InvokeModel, and Bedrock's own Converse. */
+const bedrockApis = ['anthropic', 'bedrock'] as const;
 
 function normalizeModel(
   entry: ModelEntry,

@@ -20,6 +20,8 @@ const platformKeyPlacement: Record<ProviderPlatform['kind'], (key: string) => Pr
   azure: (key) => ({ kind: 'api-key-header', header: 'api-key', key }),
   // A Vertex AI API key (express mode), in Google's key header.
   vertex: (key) => ({ kind: 'api-key-header', header: 'x-goog-api-key', key }),
+  // A Bedrock API key is a bearer token: https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html
+  bedrock: (token) => ({ kind: 'bearer', token }),
 };
 
 const googleTokenUrl = 'https://oauth2.googleapis.com/token';
@@ -56,7 +58,39 @@ export function resolveProviderAuth(
       tokenUri: typeof account.token_uri === 'string' ? account.token_uri : googleTokenUrl,
     };
   }
+  if (entry.platform?.kind === 'bedrock' && platform?.kind === 'bedrock') {
+    const aws = resolveAwsKeys(entry.platform, entry.api_key, platform.region, `${path}.platform`, fail);
+    if (aws) return aws;
+  }
   const key = entry.api_key;
   if (!key) return { kind: 'none' };
   return platform ? platformKeyPlacement[platform.kind](key) : keyPlacement[entry.api](key);
+}
+
+type BedrockPlatformEntry = Extract<NonNullable<ProviderEntry['platform']>, { kind: 'bedrock' }>;
+
+/**
+ * AWS access keys for SigV4, when the platform names them: both halves of the pair or neither,
+ * a session token only with them, and not together with a Bedrock API key. An empty value (an
+ * unset variable) counts as absent; with `access_key_id` empty the provider is off.
+ */
+function resolveAwsKeys(
+  entry: BedrockPlatformEntry,
+  apiKey: string | undefined,
+  region: string,
+  path: string,
+  fail: (path: string, expected: string) => never,
+): ProviderAuth | undefined {
+  const accessKeyId = entry.access_key_id || undefined;
+  const secretAccessKey = entry.secret_access_key || undefined;
+  const sessionToken = entry.session_token || undefined;
+  if (accessKeyId === undefined) {
+    if (secretAccessKey !== undefined) fail(`${path}.access_key_id`, 'expected the access key id that goes with secret_access_key');
+    if (sessionToken !== undefined) fail(`${path}.session_token`, 'expected access_key_id and secret_access_key with a session token');
+    // Named but unset: the provider is off, and sends nothing rather than fall back to another credential.
+    return entry.access_key_id === undefined ? undefined : { kind: 'none' };
+  }
+  if (secretAccessKey === undefined) fail(`${path}.secret_access_key`, 'expected the secret access key that goes with access_key_id');
+  if (apiKey) fail(`${path}.access_key_id`, 'expected either AWS access keys (SigV4) or api_key (a Bedrock API key), not both');
+  return { kind: 'aws-sigv4', accessKeyId, secretAccessKey: secretAccessKey!, ...(sessionToken !== undefined && { sessionToken }), region, service: 'bedrock' };
 }

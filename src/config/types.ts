@@ -36,7 +36,10 @@ export interface ProviderConnectionLimits {
  *   (fal.ai: `authorization: Key …`);
  * - `bearer`: `authorization: Bearer <token>` (OpenAI and the OpenAI-compatible servers);
  * - `google-service-account`: a Google service account key (Vertex AI), exchanged for short-lived
- *   OAuth tokens sent as bearer tokens (`providers/shared/google-access-token.ts`).
+ *   OAuth tokens sent as bearer tokens (`providers/shared/google-access-token.ts`);
+ * - `aws-sigv4`: AWS access keys (Bedrock), with which each request is signed (Signature Version
+ *   4) once it is final, in `providers/shared/send-request.ts`; the object is itself the
+ *   `AwsCredentials` of `providers/aws/sign-request.ts`. A Bedrock API key is a `bearer`.
  */
 export type ProviderAuth =
   | { kind: 'none' }
@@ -51,6 +54,16 @@ export type ProviderAuth =
       privateKeyId?: string;
       /** Where the signed assertion is exchanged for an access token (the key file's `token_uri`). */
       tokenUri: string;
+    }
+  | {
+      kind: 'aws-sigv4';
+      accessKeyId: string;
+      secretAccessKey: string;
+      /** Temporary credentials' (STS) token, sent as `x-amz-security-token`. */
+      sessionToken?: string;
+      region: string;
+      /** The signing name: `bedrock` for the Bedrock runtime. */
+      service: string;
     };
 
 /**
@@ -68,7 +81,13 @@ export type ProviderPlatform =
    * the model's method under `{base_url}/v1/projects/{project}/locations/{location}/publishers/…`;
    * base_url `https://aiplatform.googleapis.com` (location `global`) or `https://{region}-aiplatform.googleapis.com`.
    */
-  | { kind: 'vertex'; project: string; location: string };
+  | { kind: 'vertex'; project: string; location: string }
+  /**
+   * AWS Bedrock, hosting `anthropic` (Claude through InvokeModel, Anthropic's body with
+   * `anthropic_version: "bedrock-2023-05-31"`): `{base_url}/model/{modelId}/invoke` and
+   * `/invoke-with-response-stream`; base_url `https://bedrock-runtime.{region}.amazonaws.com`.
+   */
+  | { kind: 'bedrock'; region: string };
 
 export interface ProviderConfig {
   id: string;

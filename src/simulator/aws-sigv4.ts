@@ -50,7 +50,7 @@ export interface AwsAuthRefusal {
 const invalidSignatureMessage = 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
 const invalidTokenMessage = 'The security token included in the request is invalid.';
 
-const authorizationPattern = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;_.-]+),\s*Signature=([0-9a-f]{64})$/;
+const authorizationPattern = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9_.-]+(?:;[a-z0-9_.-]+)*),\s*Signature=([0-9a-f]{64})$/;
 
 /**
  * Checks a SigV4-signed request: undefined when it is authentic, else AWS's refusal. A request
@@ -90,7 +90,8 @@ export async function verifyAwsSignature(
     return { status: 403, type: 'InvalidSignatureException', message: 'The provided x-amz-content-sha256 header does not match what was computed.' };
   }
 
-  const target = new URL(request.path, 'http://verifier.invalid');
+  // Concatenated, not resolved: a path that starts with `//` is not a host.
+  const target = new URL(`http://verifier.invalid${request.path.startsWith('/') ? '' : '/'}${request.path}`);
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) headers[name] = headerValue(request.headers, name) ?? '';
   const query: Record<string, string | string[]> = {};

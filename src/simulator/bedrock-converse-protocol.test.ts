@@ -22,7 +22,7 @@ beforeEach(() => simulator.reset());
 
 const client = (credentials: ConstructorParameters<typeof BedrockRuntimeClient>[0] = { credentials: simulatorAwsCredentials }) =>
   // The client speaks HTTP/2 by default; the simulator, like most test servers, HTTP/1.1.
-  new BedrockRuntimeClient({ region: 'us-east-1', endpoint: simulator.url, maxAttempts: 1, requestHandler: new NodeHttpHandler(), ...credentials });
+  new BedrockRuntimeClient({ region: 'us-east-1', endpoint: simulator.baseUrls.bedrock, maxAttempts: 1, requestHandler: new NodeHttpHandler(), ...credentials });
 
 const weatherTool = { toolSpec: { name: 'get_weather', description: 'Weather for a city', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } } };
 
@@ -39,7 +39,7 @@ describe('Bedrock Converse through the AWS SDK', () => {
     expect(answer.stopReason).toBe('end_turn');
     expect(answer.usage).toMatchObject({ outputTokens: 6, inputTokens: expect.any(Number), totalTokens: expect.any(Number) });
     const received = simulator.lastRequest('bedrock')!;
-    expect(received.path).toBe('/model/amazon.nova-pro-v1%3A0/converse');
+    expect(received.path).toBe('/bedrock/model/amazon.nova-pro-v1%3A0/converse');
     expect(received.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIASIMULATOREXAMPLE1\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
   });
 

@@ -26,7 +26,7 @@ import {
  * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html.
  * Requests are signed with SigV4 for the `bedrock` service (checked against the simulator's test
  * credentials, `aws-sigv4.ts`) or carry a Bedrock API key as a bearer token (the simulator's key).
- * Streams are binary `application/vnd.amazon.eventstream` frames. Base URL: the simulator's own.
+ * Streams are binary `application/vnd.amazon.eventstream` frames. Base URL: `${simulator.url}/bedrock`.
  */
 export const bedrockConverseProtocol: ProtocolAdapter = {
   protocol: 'bedrock',

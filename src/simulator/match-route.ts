@@ -1,6 +1,7 @@
 import { anthropicProtocol } from './anthropic-protocol.js';
-import { bedrockConverseProtocol } from './bedrock-converse-protocol.js';
 import { azureOpenaiProtocol } from './azure-openai-protocol.js';
+import { bedrockConverseProtocol } from './bedrock-converse-protocol.js';
+import { bedrockAnthropicProtocol } from './bedrock-protocols.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
 import { vertexAnthropicProtocol, vertexGeminiProtocol } from './vertex-protocols.js';
@@ -30,11 +31,8 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   if (pathname === '/google/token') return { kind: 'google-token' };
   const vertex = VERTEX_MODEL_METHOD.exec(pathname);
   if (vertex) return matchVertexRoute(vertex[1]!, decodeModel(vertex[2]!), vertex[3]!, query);
-  const bedrock = BEDROCK_CONVERSE.exec(pathname);
-  if (bedrock) {
-    const model = decodeModel(bedrock[1]!);
-    return model === undefined ? { kind: 'not-found' } : { kind: 'protocol', adapter: bedrockConverseProtocol, route: { model, stream: bedrock[2] === 'converse-stream' } };
-  }
+  const bedrock = BEDROCK_MODEL_OPERATION.exec(pathname);
+  if (bedrock) return matchBedrockRoute(decodeModel(bedrock[1]!), bedrock[2]!);
   if (pathname === '/openai/v1/chat/completions') return { kind: 'protocol', adapter: openaiProtocol, route: {} };
   if (pathname === '/azure/openai/v1/chat/completions') return { kind: 'protocol', adapter: azureOpenaiProtocol, route: {} };
   const deployment = AZURE_DEPLOYMENT_CHAT.exec(pathname);
@@ -62,9 +60,6 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   return { kind: 'not-found' };
 }
 
-/** Bedrock runtime's Converse: `/model/{modelId}/converse` and `/converse-stream`, the model id percent-encoded. */
-const BEDROCK_CONVERSE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
-
 /** `/vertex/v1/projects/{p}/locations/{l}/publishers/{publisher}/models/{model}:{method}`. */
 const VERTEX_MODEL_METHOD = /^\/vertex\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)$/;
 
@@ -77,6 +72,18 @@ function matchVertexRoute(publisher: string, model: string | undefined, action: 
   }
   if (action === 'rawPredict') return { kind: 'protocol', adapter: vertexAnthropicProtocol, route: { model, stream: false } };
   if (action === 'streamRawPredict') return { kind: 'protocol', adapter: vertexAnthropicProtocol, route: { model, stream: true } };
+  return { kind: 'not-found' };
+}
+
+/** `/bedrock/model/{modelId}/{operation}`: the Bedrock runtime (base `https://bedrock-runtime.{region}.amazonaws.com`). */
+const BEDROCK_MODEL_OPERATION = /^\/bedrock\/model\/([^/]+)\/([a-z-]+)$/;
+
+function matchBedrockRoute(model: string | undefined, operation: string): RouteMatch {
+  if (model === undefined) return { kind: 'not-found' };
+  if (operation === 'invoke') return { kind: 'protocol', adapter: bedrockAnthropicProtocol, route: { model, stream: false } };
+  if (operation === 'invoke-with-response-stream') return { kind: 'protocol', adapter: bedrockAnthropicProtocol, route: { model, stream: true } };
+  if (operation === 'converse') return { kind: 'protocol', adapter: bedrockConverseProtocol, route: { model, stream: false } };
+  if (operation === 'converse-stream') return { kind: 'protocol', adapter: bedrockConverseProtocol, route: { model, stream: true } };
   return { kind: 'not-found' };
 }
 

@@ -111,7 +111,7 @@ export interface Simulator {
   /** http://HOST:PORT, without a trailing slash. */
   url: string;
   port: number;
-  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`, and `${url}` for Bedrock (`/model/{id}/converse`). */
+  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`, and `${url}/bedrock` for Bedrock (`/model/{id}/converse`, `/invoke`). */
   baseUrls: Record<SimulatorProtocol, string>;
   close(): Promise<void>;
   stats(): SimulatorStats;

@@ -111,7 +111,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 /** The base URL each vendor SDK expects, for a simulator at `url`. */
 export function simulatorBaseUrls(url: string): Record<SimulatorProtocol, string> {
-  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta`, bedrock: url };
+  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta`, bedrock: `${url}/bedrock` };
 }
 
 function resolveSettings(options: SimulatorOptions): SimulatorSettings {

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
 import { eventStreamOf, readFixture } from '../../src/providers/bedrock/__fixtures__/read-fixture.js';
 import { startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
@@ -9,8 +10,8 @@ import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulat
 /**
  * AWS Bedrock's Converse API as a provider kind (`api: bedrock`): the official SDKs of all four
  * styles through the gateway to the simulator's Converse routes (which answer as bedrock-runtime
- * does, binary event streams included, and check the Bedrock API key), and vercel/ai's recorded
- * Converse answers replayed through every style.
+ * does, binary event streams included, and check SigV4 signatures or the Bedrock API key as AWS
+ * would), and vercel/ai's recorded Converse answers replayed through every style.
  */
 const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice, reasoning]';
 const model = (id: string, provider: string, upstream: string, pricing = '{prompt: 1, completion: 2}') =>
@@ -18,9 +19,14 @@ const model = (id: string, provider: string, upstream: string, pricing = '{promp
 const catalogYaml = (url: string) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
-  - {id: bedrock-key, name: Bedrock (API key), api: bedrock, base_url: "${url}", api_key: sim-key}
+  - {id: bedrock-key, name: Bedrock (API key), api: bedrock, base_url: "${url}/bedrock", api_key: sim-key}
+  - {id: bedrock-sigv4, name: Bedrock (access keys), api: bedrock, platform: {kind: bedrock, region: us-east-1, access_key_id: ${long.accessKeyId}, secret_access_key: "${long.secretAccessKey}"}, base_url: "${url}/bedrock"}
+  - {id: bedrock-session, name: Bedrock (temporary keys), api: bedrock, platform: {kind: bedrock, region: us-west-2, access_key_id: ${session.accessKeyId}, secret_access_key: "${session.secretAccessKey}", session_token: "${session.sessionToken}"}, base_url: "${url}/bedrock"}
+  - {id: bedrock-forged, name: Bedrock (wrong secret), api: bedrock, platform: {kind: bedrock, region: us-east-1, access_key_id: ${long.accessKeyId}, secret_access_key: not-the-secret}, base_url: "${url}/bedrock"}
 models:
-${model('bedrock/nova', 'bedrock-key', 'amazon.nova-pro-v1:0')}${model('bedrock/llama', 'bedrock-key', 'meta.llama3-3-70b-instruct-v1:0')}`;
+${model('bedrock/nova', 'bedrock-key', 'amazon.nova-pro-v1:0')}${model('bedrock/llama', 'bedrock-sigv4', 'meta.llama3-3-70b-instruct-v1:0')}${model('bedrock/mistral', 'bedrock-session', 'mistral.mistral-large-2407-v1:0')}${model('bedrock/forged', 'bedrock-forged', 'amazon.nova-lite-v1:0')}`;
+const long = simulatorAwsCredentials;
+const session = simulatorAwsSessionCredentials;
 
 const weatherTool = {
   name: 'get_weather',
@@ -44,9 +50,10 @@ describe('Bedrock Converse through the official SDKs', () => {
   const received = () => gateway.simulator.lastRequest('bedrock')!;
 
   describe.each([
-    { id: 'bedrock/nova', upstream: 'amazon.nova-pro-v1:0', path: '/model/amazon.nova-pro-v1%3A0/' },
-    { id: 'bedrock/llama', upstream: 'meta.llama3-3-70b-instruct-v1:0', path: '/model/meta.llama3-3-70b-instruct-v1%3A0/' },
-  ])('$id', ({ id, upstream, path }) => {
+    { id: 'bedrock/nova', upstream: 'amazon.nova-pro-v1:0', path: '/bedrock/model/amazon.nova-pro-v1%3A0/', auth: /^Bearer sim-key$/ },
+    { id: 'bedrock/llama', upstream: 'meta.llama3-3-70b-instruct-v1:0', path: '/bedrock/model/meta.llama3-3-70b-instruct-v1%3A0/', auth: /^AWS4-HMAC-SHA256 Credential=AKIASIMULATOREXAMPLE1\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=/ },
+    { id: 'bedrock/mistral', upstream: 'mistral.mistral-large-2407-v1:0', path: '/bedrock/model/mistral.mistral-large-2407-v1%3A0/', auth: /^AWS4-HMAC-SHA256 Credential=ASIASIMULATOREXAMPLE2\/\d{8}\/us-west-2\/bedrock\/aws4_request, SignedHeaders=/ },
+  ])('$id', ({ id, upstream, path, auth }) => {
     const reply = new RegExp(`^Simulated reply from ${upstream.replace(/[.:]/g, '\\$&')}: `);
 
     it('Chat Completions: text streaming and not, with usage and cost, and a tool round trip', async () => {
@@ -55,7 +62,8 @@ describe('Bedrock Converse through the official SDKs', () => {
       expect(completion.usage).toMatchObject({ completion_tokens: 16, prompt_tokens: expect.any(Number) });
       expect((completion.usage as unknown as { cost: number }).cost).toBeGreaterThan(0);
       expect(received().path).toBe(`${path}converse`);
-      expect(received().headers.authorization).toBe('Bearer sim-key');
+      expect(received().headers.authorization).toMatch(auth);
+      if (id === 'bedrock/mistral') expect(received().headers['x-amz-security-token']).toBe(session.sessionToken);
       expect(received().body).toMatchObject({ system: [{ text: 'Be brief.' }], messages: [{ role: 'user', content: [{ text: 'hello bedrock' }] }] });
 
       let text = '';
@@ -147,6 +155,13 @@ describe('Bedrock Converse through the official SDKs', () => {
       });
       expect(answered.text).toMatch(reply);
     });
+  });
+
+  it('fails a request whose signature the simulator refuses, as AWS would', async () => {
+    const refused = await openai.chat.completions.create({ model: 'bedrock/forged', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    // The provider refused the gateway's own credentials: a configuration fault, not the client's.
+    expect(refused).toMatchObject({ status: 502, error: { code: 'upstream_error', message: expect.stringContaining('refused the gateway') } });
   });
 
   it('answers throttling as 429 once no other endpoint is left, and a refused request as 400', async () => {

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import type { TextProviderAdapter } from '../provider-adapter.js';
-import { parseSse } from '../shared/parse-sse.js';
 import { postJson, readJsonObject } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { convertToAnthropicRequest } from './convert-request.js';
@@ -8,7 +7,7 @@ import { convertAnthropicResponse } from './convert-response.js';
 import { convertAnthropicStream } from './convert-stream.js';
 import { messagesRelay } from './relay-messages.js';
 import { emulatesJsonMode, jsonModeParts, jsonModeResult } from './emulate-json-mode.js';
-import { postMessages } from './transport.js';
+import { postMessages, readMessagesEvents } from './transport.js';
 import type { AnthropicMessage } from './wire-types.js';
 
 /**
@@ -31,7 +30,8 @@ export const anthropicAdapter: TextProviderAdapter = {
     const deadline = performance.now() + context.provider.timeouts.firstByteMs;
     const { body } = await postMessages(context, request.anthropic?.betas, payload, true);
     const json = emulatesJsonMode(request);
-    return startProviderStream(body, (chunks, options) => (json ? jsonModeParts(convertAnthropicStream(parseSse(chunks), options)) : convertAnthropicStream(parseSse(chunks), options)), {
+    const { provider } = context;
+    return startProviderStream(body, (chunks, options) => (json ? jsonModeParts(convertAnthropicStream(readMessagesEvents(provider, chunks), options)) : convertAnthropicStream(readMessagesEvents(provider, chunks), options)), {
       providerId: context.provider.id,
       signal: context.signal,
       firstPartTimeoutMs: deadline - performance.now(),

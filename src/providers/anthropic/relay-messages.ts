@@ -2,14 +2,14 @@ import { performance } from 'node:perf_hooks';
 import type { HeldEvent, RelayedPart, StreamPart } from '../../core/stream-part.js';
 import type { CallContext, RelayCall, RelayedAnswer, RelayIdentity, TextRelay } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
-import { parseSse, type SseEvent } from '../shared/parse-sse.js';
+import type { SseEvent } from '../shared/parse-sse.js';
 import { postJson, readJsonObject, toUpstreamError } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { convertAnthropicResponse } from './convert-response.js';
 import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.js';
 import { mapAnthropicUsage } from './map-usage.js';
-import { postMessages } from './transport.js';
+import { postMessages, readMessagesEvents } from './transport.js';
 import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
 
 /** The Messages pass-through of the `anthropic` protocol. */
@@ -61,7 +61,7 @@ async function relayMessagesStream(
 ): Promise<AsyncIterable<RelayedPart>> {
   const deadline = performance.now() + context.provider.timeouts.firstByteMs;
   const response = await postMessages(context, betas, body, true);
-  const parts = await startProviderStream(response.body, (chunks, options) => relayEvents(parseSse(chunks), options, identity) as AsyncGenerator<StreamPart>, {
+  const parts = await startProviderStream(response.body, (chunks, options) => relayEvents(readMessagesEvents(context.provider, chunks), options, identity) as AsyncGenerator<StreamPart>, {
     providerId: context.provider.id,
     signal: context.signal,
     firstPartTimeoutMs: deadline - performance.now(),

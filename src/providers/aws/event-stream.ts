@@ -31,9 +31,10 @@ export class EventStreamFramingError extends Error {
  * their frames complete: a frame may arrive split over chunks, and a chunk may hold many frames.
  * A frame cut off at the end of the body, or one whose CRC fails, throws `EventStreamFramingError`.
  */
-export async function* decodeEventStream(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<EventStreamMessage> {
+export async function* decodeEventStream(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<EventStreamMessage> {
   let buffer: Uint8Array = new Uint8Array(0);
-  for await (const chunk of chunks) {
+  for await (const received of chunks) {
+    const chunk = typeof received === 'string' ? fromUtf8(received) : received;
     buffer = buffer.length === 0 ? chunk : concat(buffer, chunk);
     let offset = 0;
     while (buffer.length - offset >= preludeBytes) {

@@ -6,7 +6,7 @@ import { readJsonObject } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { convertToConverseRequest } from './convert-request.js';
 import { convertConverseResponse } from './convert-response.js';
-import { convertConverseStream, type ConverseStreamMessage } from './convert-stream.js';
+import { convertConverseStream } from './convert-stream.js';
 import { postConverse } from './transport.js';
 import type { ConverseResponse } from './wire-types.js';
 
@@ -38,27 +38,13 @@ export const bedrockAdapter: TextProviderAdapter = {
 };
 
 /** The body's event stream frames as Converse messages; broken framing is the provider's protocol error. */
-export async function* readConverseMessages(chunks: AsyncIterable<Uint8Array | string>, providerId: string): AsyncGenerator<ConverseStreamMessage> {
+export async function* readConverseMessages(chunks: AsyncIterable<Uint8Array | string>, providerId: string): AsyncGenerator<EventStreamMessage> {
   try {
-    for await (const message of decodeEventStream(asBytes(chunks))) yield toConverseMessage(message);
+    yield* decodeEventStream(asBytes(chunks));
   } catch (error) {
     if (error instanceof EventStreamFramingError) throw createProtocolError(providerId, `sent a broken event stream: ${error.message}`);
     throw error;
   }
-}
-
-const decoder = new TextDecoder();
-
-export function toConverseMessage(message: EventStreamMessage): ConverseStreamMessage {
-  const { headers } = message;
-  return {
-    messageType: headers[':message-type'],
-    eventType: headers[':event-type'],
-    exceptionType: headers[':exception-type'],
-    errorCode: headers[':error-code'],
-    errorMessage: headers[':error-message'],
-    payload: decoder.decode(message.body),
-  };
 }
 
 async function* asBytes(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TextRequest } from '../../core/text-request.js';
 import { convertToConverseRequest, converseModelFamily } from './convert-request.js';
-import { converseUrl } from './transport.js';
+import type { ProviderConfig } from '../../config/types.js';
+import { bedrockModelUrl } from '../aws/bedrock-model-url.js';
 
 const claude = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const nova = 'amazon.nova-pro-v1:0';
@@ -111,7 +112,7 @@ describe('Converse model ids and URLs', () => {
   });
 
   it('puts the model id in one encoded path segment', () => {
-    expect(converseUrl('https://bedrock-runtime.us-east-1.amazonaws.com/', 'amazon.nova-pro-v1:0', false)).toBe('https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-pro-v1%3A0/converse');
-    expect(converseUrl('https://x', 'arn:aws:bedrock:us-east-1:1:inference-profile/us.amazon.nova-pro-v1:0', true)).toBe('https://x/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.amazon.nova-pro-v1%3A0/converse-stream');
+    expect(bedrockModelUrl({ baseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com/' } as ProviderConfig, 'amazon.nova-pro-v1:0', 'converse')).toBe('https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-pro-v1%3A0/converse');
+    expect(bedrockModelUrl({ baseUrl: 'https://x' } as ProviderConfig, 'arn:aws:bedrock:us-east-1:1:inference-profile/us.amazon.nova-pro-v1:0', 'converse-stream')).toBe('https://x/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.amazon.nova-pro-v1%3A0/converse-stream');
   });
 });

@@ -50,7 +50,7 @@ describe('convertConverseStream', () => {
     const parts = await convert(bytes);
     expect(parts.at(-1)).toEqual({ type: 'error', error: { code: 'rate_limited', status: 429, message: 'bedrock stream error (throttlingException): Too many tokens' } });
     const failed = await convert(Buffer.concat([frame('event', 'messageStart', {}), frame('exception', 'modelStreamErrorException', { message: 'boom', originalStatusCode: 500 })]));
-    expect(failed.at(-1)).toMatchObject({ type: 'error', error: { code: 'upstream_error', status: 502 } });
+    expect(failed.at(-1)).toMatchObject({ type: 'error', error: { code: 'upstream_error', status: 502, message: 'bedrock stream error (modelStreamErrorException): boom' } });
   });
 
   it('fails a stream that ends before messageStop, or whose framing is broken', async () => {

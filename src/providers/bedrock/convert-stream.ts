@@ -1,27 +1,13 @@
 import type { StreamPart } from '../../core/stream-part.js';
+import { bedrockStreamException } from '../aws/bedrock-exception.js';
+import type { EventStreamMessage } from '../aws/event-stream.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { asRecord } from '../shared/lenient-json.js';
 import { toUpstreamError } from '../shared/send-request.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
-import { mapConverseStreamException } from './map-error.js';
 import { mapConverseFinishReason, readStopSequence } from './map-finish-reason.js';
 import { mapConverseUsage } from './map-usage.js';
 import type { ConverseStreamPayloads, ConverseUsage } from './wire-types.js';
-
-/**
- * One decoded `application/vnd.amazon.eventstream` message of ConverseStream: its type headers
- * and its JSON payload as text. `:message-type` is `event` (with `:event-type`), `exception`
- * (with `:exception-type`) or `error` (with `:error-code` and `:error-message`).
- * https://docs.aws.amazon.com/AmazonS3/latest/API/RESTSelectObjectAppendix.html describes the framing.
- */
-export interface ConverseStreamMessage {
-  messageType?: string;
-  eventType?: string;
-  exceptionType?: string;
-  errorCode?: string;
-  errorMessage?: string;
-  payload: string;
-}
 
 /**
  * ConverseStream events → canonical stream parts:
@@ -30,14 +16,14 @@ export interface ConverseStreamMessage {
  * the `finish` part goes out once both are in, or when the body ends after `messageStop`. A stream
  * without `messageStop` ended early: an error.
  */
-export async function* convertConverseStream(messages: AsyncIterable<ConverseStreamMessage>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
+export async function* convertConverseStream(messages: AsyncIterable<EventStreamMessage>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
   const { providerId } = options;
   const handle = createConverseEventHandler(options);
   const iterator = messages[Symbol.asyncIterator]();
   let ended = false;
   try {
     while (true) {
-      let next: IteratorResult<ConverseStreamMessage>;
+      let next: IteratorResult<EventStreamMessage>;
       try {
         next = await iterator.next();
       } catch (error) {
@@ -58,13 +44,16 @@ export async function* convertConverseStream(messages: AsyncIterable<ConverseStr
   }
 }
 
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
 interface ToolBlock {
   toolIndex: number;
   hasArguments: boolean;
 }
 
 /** Per-stream state; `read` turns one message into the parts it carries, `end` closes a stream whose metadata never came. */
-export function createConverseEventHandler(options: StreamConverterOptions): { read(message: ConverseStreamMessage): StreamPart[]; end(): StreamPart | undefined } {
+export function createConverseEventHandler(options: StreamConverterOptions): { read(message: EventStreamMessage): StreamPart[]; end(): StreamPart | undefined } {
   const { providerId } = options;
   const toolBlocks = new Map<number, ToolBlock>();
   let started = false;
@@ -132,20 +121,22 @@ export function createConverseEventHandler(options: StreamConverterOptions): { r
 
   return {
     read(message) {
-      if (message.messageType === 'exception') {
-        return [toErrorPart(mapConverseStreamException(providerId, message.exceptionType, message.payload), options)];
+      const { headers } = message;
+      // `exception`: a Bedrock error type with a JSON `{message}`; `error`: the framing's own error, its code and message in headers.
+      if (headers[':message-type'] === 'exception') return [toErrorPart(bedrockStreamException(providerId, message), options)];
+      if (headers[':message-type'] === 'error') {
+        const error = { headers: { ':exception-type': headers[':error-code'] ?? 'unknownError' }, body: encoder.encode(JSON.stringify({ message: headers[':error-message'] ?? '' })) };
+        return [toErrorPart(bedrockStreamException(providerId, error), options)];
       }
-      if (message.messageType === 'error') {
-        return [toErrorPart(mapConverseStreamException(providerId, message.errorCode, JSON.stringify({ message: message.errorMessage ?? '' })), options)];
-      }
+      const payload = decoder.decode(message.body);
       let data: Record<string, unknown> | undefined;
       try {
-        data = asRecord(JSON.parse(message.payload));
+        data = asRecord(JSON.parse(payload));
       } catch {
         data = undefined;
       }
-      if (!data) return [toErrorPart(createProtocolError(providerId, 'sent malformed stream data', message.payload), options)];
-      return readEvent(message.eventType, data);
+      if (!data) return [toErrorPart(createProtocolError(providerId, 'sent malformed stream data', payload), options)];
+      return readEvent(headers[':event-type'], data);
     },
     end: () => (stop ? finish() : undefined),
   };

@@ -1,23 +1,16 @@
+import { bedrockModelUrl } from '../aws/bedrock-model-url.js';
 import type { CallContext } from '../provider-adapter.js';
 import { authHeaders } from '../shared/auth-headers.js';
 import { sendRequest, type UpstreamResponse } from '../shared/send-request.js';
 
 /**
- * Where a Converse call goes: `{base}/model/{modelId}/converse` (or `/converse-stream`), the
- * model id (which may hold `:` or be a whole ARN) as one encoded path segment.
- * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_RequestSyntax
- */
-export function converseUrl(baseUrl: string, modelId: string, stream: boolean): string {
-  return `${baseUrl.replace(/\/+$/, '')}/model/${encodeURIComponent(modelId)}/${stream ? 'converse-stream' : 'converse'}`;
-}
-
-/**
- * POSTs a Converse body, authenticated as the provider is configured: a Bedrock API key as a
- * bearer token. A stream is asked for as AWS's event stream.
+ * POSTs a Converse body to `{base}/model/{modelId}/converse` (or `/converse-stream`, answered as
+ * AWS's event stream). A Bedrock API key goes as a bearer token; AWS access keys sign the request
+ * in `sendRequest`, where it is final. https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 export async function postConverse(context: CallContext, body: object, stream: boolean): Promise<UpstreamResponse> {
   const { provider } = context;
-  const url = converseUrl(provider.baseUrl, context.providerModel, stream);
+  const url = bedrockModelUrl(provider, context.providerModel, stream ? 'converse-stream' : 'converse');
   const payload = JSON.stringify(body);
   const headers = {
     'content-type': 'application/json',

@@ -15,5 +15,8 @@ export async function authHeaders(auth: ProviderAuth): Promise<Record<string, st
       return { authorization: `Bearer ${auth.token}` };
     case 'google-service-account':
       return { authorization: `Bearer ${await readGoogleAccessToken(auth)}` };
+    // A signature covers the whole request, so it is made where the request is final: `sendRequest`.
+    case 'aws-sigv4':
+      return {};
   }
 }

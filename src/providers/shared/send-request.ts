@@ -1,5 +1,6 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher, type FormData } from 'undici';
-import type { ProviderConfig } from '../../config/types.js';
+import type { ProviderAuth, ProviderConfig } from '../../config/types.js';
+import { signAwsRequest } from '../aws/sign-request.js';
 import type { Logger } from 'pino';
 import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from './create-protocol-error.js';
@@ -59,12 +60,14 @@ export async function sendRequest(
   const { provider } = context;
   // A provider's own dispatcher holds its slots; a bare one (tests) has no bound of ours.
   const slots = context.dispatcher instanceof ProviderDispatcher ? context.dispatcher.slots : undefined;
+  // SigV4 covers the method, URL, headers and body: signed here, where they are final (and again on each retry, with its own date).
+  const headers = provider.auth.kind === 'aws-sigv4' ? await signAwsHeaders(provider.id, provider.auth, url, init) : init.headers;
   const release = slots ? await slots.acquire(context.signal) : undefined;
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       method: init.method,
-      headers: init.headers,
+      headers,
       body: init.body,
       dispatcher: context.dispatcher,
       signal: context.signal,
@@ -80,6 +83,11 @@ export async function sendRequest(
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   if (init.returnRedirects && response.statusCode >= 300 && response.statusCode < 400) return response;
   throw await readUpstreamError(provider.id, response);
+}
+
+async function signAwsHeaders(providerId: string, auth: Extract<ProviderAuth, { kind: 'aws-sigv4' }>, url: string, init: ProviderRequest): Promise<Record<string, string>> {
+  if (init.body !== undefined && typeof init.body !== 'string') throw new UpstreamError({ provider: providerId, status: 0, message: `${providerId}: a multipart body cannot be signed for AWS` });
+  return { ...init.headers, ...(await signAwsRequest(auth, auth.region, auth.service, { method: init.method, url, headers: init.headers, body: init.body })) };
 }
 
 /**
@@ -108,12 +116,13 @@ export async function readUpstreamError(providerId: string, response: UpstreamRe
     // The body is only for the message; a broken one still leaves the status to act on.
   }
   const retryAfter = Number(response.headers['retry-after']);
-  // AWS names the error's type in a header (`ThrottlingException:http://internal.amazon.com/…`).
-  const awsType = String(response.headers['x-amzn-errortype'] ?? '').split(':')[0];
+  // AWS names the error in a header (`ThrottlingException:http://…`), its body says only `{message}`.
+  const awsType = response.headers['x-amzn-errortype'];
+  const named = typeof awsType === 'string' && awsType !== '' ? ` (${awsType.split(':')[0]})` : '';
   return new UpstreamError({
     provider: providerId,
     status: response.statusCode,
-    message: `${providerId} answered ${response.statusCode}${awsType ? ` (${awsType})` : ''}: ${extractErrorMessage(text)}`,
+    message: `${providerId} answered ${response.statusCode}${named}: ${extractErrorMessage(text)}`,
     body: text,
     retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : undefined,
   });
