@@ -116,7 +116,7 @@ const ProviderSchema = Type.Object(
             { additionalProperties: false },
           ),
         ],
-        { description: '{kind: azure, api_version?}, {kind: vertex, project, location, service_account?} or {kind: bedrock, region, access_key_id?, secret_access_key?, session_token?}' },
+        { description: '{kind: azure, api_version?} or {kind: vertex, project, location, service_account?} or {kind: bedrock, region, access_key_id?, secret_access_key?, session_token?}' },
       ),
     ),
     enabled: Type.Optional(Type.Boolean()),

@@ -84,11 +84,12 @@ function resolveAwsKeys(
   const accessKeyId = entry.access_key_id || undefined;
   const secretAccessKey = entry.secret_access_key || undefined;
   const sessionToken = entry.session_token || undefined;
+  // Named but its variable unset: the provider is off, and sends nothing rather than fall back to another credential.
+  if (accessKeyId === undefined && entry.access_key_id !== undefined) return { kind: 'none' };
   if (accessKeyId === undefined) {
     if (secretAccessKey !== undefined) fail(`${path}.access_key_id`, 'expected the access key id that goes with secret_access_key');
     if (sessionToken !== undefined) fail(`${path}.session_token`, 'expected access_key_id and secret_access_key with a session token');
-    // Named but unset: the provider is off, and sends nothing rather than fall back to another credential.
-    return entry.access_key_id === undefined ? undefined : { kind: 'none' };
+    return undefined;
   }
   if (secretAccessKey === undefined) fail(`${path}.secret_access_key`, 'expected the secret access key that goes with access_key_id');
   if (apiKey) fail(`${path}.access_key_id`, 'expected either AWS access keys (SigV4) or api_key (a Bedrock API key), not both');

@@ -104,6 +104,40 @@ describe('config loading', () => {
     );
   });
 
+  it('reads an AWS Bedrock platform block with keys from the environment, or a Bedrock API key, and names the field of an incomplete one', () => {
+    const bedrock = (platform: string, keepApiKey = true) => {
+      const yaml = testCatalogYaml.replace('    api: anthropic\n', `    api: anthropic\n    platform: {kind: bedrock, region: eu-west-1${platform}}\n`);
+      return keepApiKey ? yaml : yaml.replace('/anthropic\n    api_key: test-key\n', '/anthropic\n');
+    };
+    const signed = loadConfig({ SWITCHYARD_CONFIG: writeConfig(bedrock(', access_key_id: "${AK}", secret_access_key: "${SK}", session_token: "${ST}"', false)), AK: 'AKIAEXAMPLE', SK: 'secret', ST: 'token' });
+    const provider = signed.providers[1];
+    expect(provider).toMatchObject({ enabled: true, platform: { kind: 'bedrock', region: 'eu-west-1' }, apiKeyVariable: 'AK' });
+    expect(provider.auth).toEqual({ kind: 'aws-sigv4', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token', region: 'eu-west-1', service: 'bedrock' });
+    // The key id's variable unset: off, sending nothing.
+    const off = loadConfig({ SWITCHYARD_CONFIG: writeConfig(bedrock(', access_key_id: "${AK}", secret_access_key: "${SK}"', false)), SK: 'secret' }).providers[1];
+    expect(off).toMatchObject({ enabled: false, auth: { kind: 'none' } });
+    // No keys: the provider's api_key is a Bedrock API key, a bearer token.
+    expect(loadConfig({ SWITCHYARD_CONFIG: writeConfig(bedrock('')) }).providers[1].auth).toEqual({ kind: 'bearer', token: 'test-key' });
+    expect(loadError(bedrock(', access_key_id: AKIAEXAMPLE'))).toContain('providers[1].platform.secret_access_key: expected the secret access key that goes with access_key_id');
+    expect(loadError(bedrock(', secret_access_key: very-secret'))).toContain('providers[1].platform.access_key_id: expected the access key id');
+    expect(loadError(bedrock(', session_token: tok'))).toContain('providers[1].platform.session_token: expected access_key_id and secret_access_key');
+    const both = loadError(bedrock(', access_key_id: AKIAEXAMPLE, secret_access_key: very-secret'));
+    expect(both).toContain('providers[1].platform.access_key_id: expected either AWS access keys (SigV4) or api_key');
+    expect(both).not.toContain('very-secret');
+    expect(loadError(testCatalogYaml.replace('    api: openai\n', '    api: openai\n    platform: {kind: bedrock, region: us-east-1}\n'))).toContain('providers[0].platform.kind: bedrock serves Claude through InvokeModel (api: anthropic)');
+
+    // The built-in catalog's Bedrock provider: off without the standard AWS variables, signed with them.
+    expect(loadConfig({}, tmpdir()).providers.find((one) => one.id === 'aws-bedrock-anthropic')).toMatchObject({ enabled: false, auth: { kind: 'none' }, apiKeyVariable: 'AWS_ACCESS_KEY_ID' });
+    const builtin = loadConfig({ AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'eu-central-1' }, tmpdir());
+    expect(builtin.providers.find((one) => one.id === 'aws-bedrock-anthropic')).toMatchObject({
+      enabled: true,
+      baseUrl: 'https://bedrock-runtime.eu-central-1.amazonaws.com',
+      auth: { kind: 'aws-sigv4', accessKeyId: 'AKIAEXAMPLE', region: 'eu-central-1', service: 'bedrock' },
+    });
+    const sonnet = builtin.models.find((one) => one.id === 'anthropic/claude-sonnet-4.5')!;
+    expect(sonnet.endpoints.find((endpoint) => endpoint.provider === 'aws-bedrock-anthropic')).toMatchObject({ model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0', pricing: { prompt: 3_000_000_000n, completion: 15_000_000_000n } });
+  });
+
   it('lists the clouds in the built-in catalog, off until their credentials are set, at their list prices', () => {
     const off = loadConfig({}, tmpdir());
     for (const id of ['azure', 'google-vertex', 'google-vertex-anthropic']) expect(off.providers.find((provider) => provider.id === id)).toMatchObject({ enabled: false, auth: { kind: 'none' } });
