@@ -2,9 +2,13 @@ import { performance } from 'node:perf_hooks';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { Usage } from '../core/usage.js';
 import type { Candidate } from '../routing/candidate.js';
+import type { TextProviderApi } from '../providers/protocol-descriptor.js';
 
-/** `gen_ai.provider.name` by wire protocol (the semantic conventions' well-known values). */
-const PROVIDER_NAMES: Record<string, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'gcp.gemini' };
+/**
+ * `gen_ai.provider.name` by text protocol (the semantic conventions' well-known values); keyed by
+ * the descriptor's text protocols, so a new one does not compile without its name.
+ */
+const PROVIDER_NAMES: Record<TextProviderApi, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'gcp.gemini', bedrock: 'aws.bedrock' };
 
 export interface RequestTraceStart {
   requestId: string;
@@ -89,7 +93,7 @@ export class RequestTrace {
         kind: SpanKind.CLIENT,
         attributes: {
           'gen_ai.operation.name': 'chat',
-          'gen_ai.provider.name': PROVIDER_NAMES[candidate.provider.api] ?? candidate.provider.api,
+          'gen_ai.provider.name': PROVIDER_NAMES[candidate.provider.api as TextProviderApi] ?? candidate.provider.api,
           'gen_ai.request.model': endpointModel,
           'server.address': hostOf(candidate.provider.baseUrl),
           'switchyard.provider.id': candidate.provider.id,

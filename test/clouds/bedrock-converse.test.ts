@@ -1,6 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import OpenAI from 'openai';
+import { tmpdir } from 'node:os';
+import { loadConfig } from '../../src/config/load-config.js';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createTracing } from '../../src/telemetry/create-tracing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
 import { eventStreamOf, readFixture } from '../../src/providers/bedrock/__fixtures__/read-fixture.js';
@@ -35,12 +40,13 @@ const weatherTool = {
 };
 
 describe('Bedrock Converse through the official SDKs', () => {
+  const spans = new InMemorySpanExporter();
   let gateway: SimulatedGateway;
   let openai: OpenAI;
   let anthropic: Anthropic;
   let genai: GoogleGenAI;
   beforeAll(async () => {
-    gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, catalogYaml });
+    gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, catalogYaml, tracing: createTracing(spans, 'switchyard-test', false) });
     openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
     genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
@@ -164,6 +170,23 @@ describe('Bedrock Converse through the official SDKs', () => {
     expect(refused).toMatchObject({ status: 502, error: { code: 'upstream_error', message: expect.stringContaining('refused the gateway') } });
   });
 
+  it('names the provider aws.bedrock on the provider call’s span', async () => {
+    await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: 'hi' }] });
+    for (let tries = 0; tries < 100 && !spans.getFinishedSpans().some((span) => span.kind === SpanKind.CLIENT); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(spans.getFinishedSpans().find((span) => span.kind === SpanKind.CLIENT)?.attributes).toMatchObject({ 'gen_ai.provider.name': 'aws.bedrock', 'gen_ai.request.model': 'amazon.nova-pro-v1:0' });
+  });
+
+  it('ends a stream broken by a Bedrock exception frame in the client’s style', async () => {
+    const stream = await openai.chat.completions.create({ model: 'bedrock/nova', stream: true, messages: [{ role: 'user', content: '[[sim:error_after=4]] hello bedrock' }] });
+    let text = '';
+    // The SDK throws on the final chunk's `error` object, after the text that came before it.
+    const read = (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })();
+    await expect(read).rejects.toThrow(/serviceUnavailableException/);
+    expect(text).toMatch(/^Simulated reply/);
+  });
+
   it('answers throttling as 429 once no other endpoint is left, and a refused request as 400', async () => {
     const throttled = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: '[[sim:status=429]] hi' }] }).catch((error: unknown) => error);
     expect(throttled).toMatchObject({ status: 429 });
@@ -274,6 +297,24 @@ ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v
     });
   });
 
+  it('sends recorded reasoning back to Bedrock with its signature on the next turn', async () => {
+    replay.play({ contentType: 'application/json', body: readFixture('amazon-bedrock-reasoning.json') });
+    const first = await anthropic.messages.create({ model: 'rec/bedrock', max_tokens: 4096, messages: [{ role: 'user', content: 'How many r in strawberry?' }] });
+    const thinking = first.content.find((block) => block.type === 'thinking')!;
+    expect(thinking.signature).not.toBe('');
+    replay.play({ contentType: 'application/json', body: readFixture('amazon-bedrock-text.json') });
+    await anthropic.messages.create({
+      model: 'rec/bedrock',
+      max_tokens: 4096,
+      messages: [{ role: 'user', content: 'How many r in strawberry?' }, { role: 'assistant', content: first.content }, { role: 'user', content: 'Sure?' }],
+    });
+    const recorded = JSON.parse(readFixture('amazon-bedrock-reasoning.json')) as { output: { message: { content: Array<{ reasoningContent?: { reasoningText: { text: string; signature: string } } }> } } };
+    expect((replay.requests.at(-1)!.body.messages as unknown[])[1]).toEqual({
+      role: 'assistant',
+      content: [{ reasoningContent: recorded.output.message.content[0]!.reasoningContent }, { text: 'There are **3** r\'s in "strawberry":\n\n1. st**r**awbe**r****r**y' }],
+    });
+  });
+
   it('charges cache reads and writes at their own prices', async () => {
     // Converse's usage with prompt caching (inputTokens is the uncached part), in the shape of
     // https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html; written, not recorded.
@@ -284,5 +325,24 @@ ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v
     // nano-USD per token: prompt 3000, completion 15000, cached 300, cache write 3750.
     const nano = 100n * 3000n + 2000n * 300n + 1000n * 3750n + 10n * 15000n;
     expect(BigInt(Math.round((completion.usage as unknown as { cost: number }).cost * 1e9))).toBe(nano);
+  });
+});
+
+describe('the built-in catalog', () => {
+  it('serves Nova, Llama 3.3 and gpt-oss through Converse with the standard AWS variables, at Bedrock’s list prices', () => {
+    expect(loadConfig({}, tmpdir()).providers.find((one) => one.id === 'aws-bedrock')).toMatchObject({ api: 'bedrock', enabled: false, auth: { kind: 'none' } });
+    const config = loadConfig({ AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'us-west-2' }, tmpdir());
+    expect(config.providers.find((one) => one.id === 'aws-bedrock')).toMatchObject({
+      api: 'bedrock',
+      enabled: true,
+      baseUrl: 'https://bedrock-runtime.us-west-2.amazonaws.com',
+      auth: { kind: 'aws-sigv4', accessKeyId: 'AKIAEXAMPLE', region: 'us-west-2', service: 'bedrock' },
+    });
+    const endpoint = (model: string) => config.models.find((one) => one.id === model)!.endpoints.find((one) => one.provider === 'aws-bedrock')!;
+    expect(endpoint('amazon/nova-pro-v1')).toMatchObject({ model: 'amazon.nova-pro-v1:0', pricing: { prompt: 800_000_000n, completion: 3_200_000_000n, cachedPrompt: 200_000_000n } });
+    expect(endpoint('amazon/nova-lite-v1').pricing).toMatchObject({ prompt: 60_000_000n, completion: 240_000_000n });
+    expect(endpoint('amazon/nova-micro-v1').pricing).toMatchObject({ prompt: 35_000_000n, completion: 140_000_000n });
+    expect(endpoint('meta-llama/llama-3.3-70b-instruct')).toMatchObject({ model: 'us.meta.llama3-3-70b-instruct-v1:0', pricing: { prompt: 720_000_000n, completion: 720_000_000n } });
+    expect(endpoint('openai/gpt-oss-120b')).toMatchObject({ model: 'openai.gpt-oss-120b-1:0', pricing: { prompt: 150_000_000n, completion: 600_000_000n } });
   });
 });
