@@ -83,6 +83,20 @@ describe('Bedrock Converse through the AWS SDK', () => {
     expect(answer.output?.message?.content?.[0]?.text).toMatch(/^Simulated reply from/);
   });
 
+  it('refuses, for a Mistral model, tool call ids that are not nine letters and digits', async () => {
+    const conversation = (toolUseId: string) => new ConverseCommand({
+      modelId: 'mistral.mistral-large-2407-v1:0',
+      messages: [
+        { role: 'user', content: [{ text: 'weather?' }] },
+        { role: 'assistant', content: [{ toolUse: { toolUseId, name: 'get_weather', input: {} } }] },
+        { role: 'user', content: [{ toolResult: { toolUseId, content: [{ text: 'sunny' }] } }] },
+      ],
+      toolConfig: { tools: [weatherTool] },
+    });
+    await expect(client().send(conversation('tooluse_kZJMlvQmRJ6eAyJE5GIl7Q'))).rejects.toMatchObject({ name: 'ValidationException' });
+    expect((await client().send(conversation('a1b2c3d4e'))).stopReason).toBe('end_turn');
+  });
+
   it('accepts temporary credentials with their session token, and a Bedrock API key as a bearer token', async () => {
     const session = await client({ credentials: simulatorAwsSessionCredentials }).send(new ConverseCommand({ modelId, messages: [{ role: 'user', content: [{ text: 'hi' }] }] }));
     expect(session.stopReason).toBe('end_turn');

@@ -84,6 +84,7 @@ function decodeRequest(body: unknown, route: ProtocolRoute): SimulatedRequest {
     if (index === 0 && message.role !== 'user') throw new SimulatorRequestError('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
     if (index > 0 && asRecord(rawMessages[index - 1]).role === message.role) throw new SimulatorRequestError('A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
     messages.push(decodeMessage(message, index, hasToolConfig));
+    if (model.includes('mistral.')) checkMistralToolIds(message, index);
   });
   const inference = asRecord(record.inferenceConfig);
   const schema = asRecord(asRecord(asRecord(asRecord(record.outputConfig).textFormat).structure).jsonSchema).schema;
@@ -142,6 +143,20 @@ function decodeMessage(message: Record<string, unknown>, index: number, hasToolC
     // image, document, cachePoint: no words of their own.
   });
   return { role: isToolResult ? 'tool' : message.role === 'assistant' ? 'assistant' : 'user', text: texts.join(' ') };
+}
+
+/**
+ * Mistral models on Bedrock refuse tool call ids that are not nine letters and digits (Bedrock's
+ * own `tooluse_…` ids included); vercel/ai's amazon-bedrock provider documents the rule
+ * (`normalize-tool-call-id.ts`).
+ */
+function checkMistralToolIds(message: Record<string, unknown>, index: number): void {
+  for (const block of asArray(message.content).map(asRecord)) {
+    const id = asRecord(block.toolUse).toolUseId ?? asRecord(block.toolResult).toolUseId;
+    if (id !== undefined && (typeof id !== 'string' || !/^[a-zA-Z0-9]{9}$/.test(id))) {
+      throw new SimulatorRequestError(`messages.${index}: Tool call id was ${String(id)} but must be a-z, A-Z, 0-9, with a length of 9.`);
+    }
+  }
 }
 
 function decodeToolChoice(choice: Record<string, unknown>): SimulatedToolChoice {

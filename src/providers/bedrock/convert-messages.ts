@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AssistantMessage, CacheControl, ImageSource, Message, SystemMessage, UserContentPart } from '../../core/content.js';
 import { invalidRequest } from '../../errors/gateway-error.js';
 import type { ConverseCachePoint, ConverseContentBlock, ConverseImageBlock, ConverseImageFormat, ConverseMessage, ConverseSystemBlock } from './wire-types.js';
@@ -16,14 +17,15 @@ const imageFormats: Record<string, ConverseImageFormat> = { 'image/png': 'png', 
  * breakpoint (`cacheControl`) is a `cachePoint` block after the text it ends.
  * https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-call.html
  */
-export function convertToConverseMessages(messages: Message[]): ConverseConversation {
+export function convertToConverseMessages(messages: Message[], options: { shortToolIds?: boolean } = {}): ConverseConversation {
+  const toolId = options.shortToolIds ? shortToolId : (id: string) => id;
   const system: SystemMessage[] = [];
   const turns: ConverseMessage[] = [];
   messages.forEach((message, index) => {
     if (message.role === 'system') {
       system.push(message);
     } else if (message.role === 'assistant') {
-      const content = convertAssistantContent(message, index);
+      const content = convertAssistantContent(message, index, toolId);
       if (content.length > 0) appendTurn(turns, { role: 'assistant', content });
     } else if (message.role === 'user') {
       appendTurn(turns, { role: 'user', content: message.content.flatMap((part) => withCachePoint(convertUserPart(part, index), part.type === 'text' ? part.cacheControl : undefined)) });
@@ -31,11 +33,31 @@ export function convertToConverseMessages(messages: Message[]): ConverseConversa
       const content = message.content.map((part) => convertUserPart(part, index));
       appendTurn(turns, {
         role: 'user',
-        content: [{ toolResult: { toolUseId: message.toolCallId, content, ...(message.isError && { status: 'error' as const }) } }],
+        content: [{ toolResult: { toolUseId: toolId(message.toolCallId), content, ...(message.isError && { status: 'error' as const }) } }],
       });
     }
   });
+  trimPrefill(turns);
   return { ...(system.length > 0 && { system: system.flatMap((message) => withCachePoint({ text: message.content }, message.cacheControl)) }), messages: turns };
+}
+
+/**
+ * A conversation that ends with an assistant turn asks the model to continue it (a prefill);
+ * Bedrock refuses trailing whitespace there, so the last text block loses it.
+ */
+function trimPrefill(turns: ConverseMessage[]): void {
+  const last = turns.at(-1);
+  const block = last?.role === 'assistant' ? last.content.at(-1) : undefined;
+  if (block && 'text' in block) block.text = block.text.trimEnd();
+}
+
+/**
+ * Mistral models on Bedrock take only tool call ids of nine letters and digits, which Bedrock's
+ * own (`tooluse_…`) are not. Each id is replaced by nine hex digits of its hash, the same for the
+ * call and its result, so different ids stay apart.
+ */
+export function shortToolId(id: string): string {
+  return /^[a-zA-Z0-9]{9}$/.test(id) ? id : createHash('sha256').update(id).digest('hex').slice(0, 9);
 }
 
 function withCachePoint<Block extends ConverseContentBlock | ConverseSystemBlock>(block: Block, cacheControl: CacheControl | undefined): Array<Block | ConverseCachePoint> {
@@ -53,14 +75,14 @@ function appendTurn(turns: ConverseMessage[], turn: ConverseMessage): void {
   last.content = turn.role === 'user' ? [...merged.filter((block) => 'toolResult' in block), ...merged.filter((block) => !('toolResult' in block))] : merged;
 }
 
-function convertAssistantContent(message: AssistantMessage, index: number): ConverseContentBlock[] {
+function convertAssistantContent(message: AssistantMessage, index: number, toolId: (id: string) => string): ConverseContentBlock[] {
   const blocks: ConverseContentBlock[] = [];
   for (const part of message.content) {
     if (part.type === 'text') {
       // OpenAI-style clients send `content: ""` beside tool calls; Converse refuses blank text blocks.
-      if (part.text !== '') blocks.push({ text: part.text });
+      if (part.text.trim() !== '') blocks.push({ text: part.text });
     } else if (part.type === 'tool-call') {
-      blocks.push({ toolUse: { toolUseId: part.id, name: part.name, input: parseToolInput(part.arguments, part.name, index) } });
+      blocks.push({ toolUse: { toolUseId: toolId(part.id), name: part.name, input: parseToolInput(part.arguments, part.name, index) } });
     } else if (part.redactedData !== undefined) {
       blocks.push({ reasoningContent: { redactedContent: part.redactedData } });
     } else if (part.signature) {

@@ -93,6 +93,31 @@ describe('convertToConverseRequest', () => {
     });
   });
 
+  it('gives Mistral models nine-character tool call ids, the same for a call and its result', () => {
+    const conversation = request({
+      tools: [{ name: 'f', parameters: { type: 'object' } }],
+      messages: [
+        user('a'),
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'tooluse_bpe71yCfRu2b5i-nKGDr5g', name: 'f', arguments: '{}' }, { type: 'tool-call', id: 'tooluse_bpe71yCfRu2b5i-other', name: 'f', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'tooluse_bpe71yCfRu2b5i-nKGDr5g', content: [{ type: 'text', text: 'r1' }] },
+        { role: 'tool', toolCallId: 'tooluse_bpe71yCfRu2b5i-other', content: [{ type: 'text', text: 'r2' }] },
+      ],
+    });
+    const body = convertToConverseRequest(conversation, 'mistral.mistral-large-2407-v1:0');
+    const calls = body.messages[1]!.content.map((block) => ('toolUse' in block ? block.toolUse.toolUseId : ''));
+    const results = body.messages[2]!.content.map((block) => ('toolResult' in block ? block.toolResult.toolUseId : ''));
+    expect(calls.every((id) => /^[a-zA-Z0-9]{9}$/.test(id))).toBe(true);
+    expect(new Set(calls).size).toBe(2);
+    expect(results).toEqual(calls);
+    expect(convertToConverseRequest(conversation, nova).messages[1]!.content[0]).toMatchObject({ toolUse: { toolUseId: 'tooluse_bpe71yCfRu2b5i-nKGDr5g' } });
+  });
+
+  it('leaves out blank assistant text and trims a prefill’s trailing whitespace, which Bedrock refuses', () => {
+    const body = convertToConverseRequest(request({ messages: [user('a'), { role: 'assistant', content: [{ type: 'text', text: '  \n' }, { type: 'text', text: 'b' }] }, user('c'), { role: 'assistant', content: [{ type: 'text', text: 'The answer is ' }] }] }), nova);
+    expect(body.messages[1]).toEqual({ role: 'assistant', content: [{ text: 'b' }] });
+    expect(body.messages[3]).toEqual({ role: 'assistant', content: [{ text: 'The answer is' }] });
+  });
+
   it('sends back signed reasoning only', () => {
     const body = convertToConverseRequest(
       request({ messages: [user('a'), { role: 'assistant', content: [{ type: 'reasoning', text: 'hm', signature: 'sig' }, { type: 'reasoning', text: 'unsigned' }, { type: 'text', text: 'b' }] }, user('c')] }),

@@ -41,7 +41,7 @@ export function convertToConverseRequest(request: TextRequest, providerModel: st
   if (request.presencePenalty !== undefined) throw unsupportedParameter('presence_penalty', 'is not supported by Bedrock Converse');
   if (request.webSearch) throw unsupportedParameter('web_search', 'is not supported by Bedrock Converse: it runs no web search');
   const family = converseModelFamily(providerModel);
-  const { system, messages } = convertToConverseMessages(request.messages);
+  const { system, messages } = convertToConverseMessages(request.messages, { shortToolIds: family === 'mistral' });
   const body: ConverseRequestBody = { messages };
   if (system) body.system = system;
   const additional: Record<string, unknown> = {};
