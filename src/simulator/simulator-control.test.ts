@@ -75,6 +75,7 @@ describe('stats', () => {
         openai: { requests: 3, models: { a: 3 } },
         anthropic: { requests: 1, models: { b: 1 } },
         gemini: { requests: 1, models: { c: 1 } },
+        bedrock: { requests: 0, models: {} },
       },
       aborted: 1,
       open: 0,
