@@ -139,8 +139,10 @@ function decodeMessage(message: Record<string, unknown>, index: number, hasToolC
     } else if ('reasoningContent' in block) {
       const text = asRecord(asRecord(block.reasoningContent).reasoningText).text;
       if (typeof text === 'string') texts.push(text);
+    } else if ('image' in block) {
+      checkImage(asRecord(block.image), `messages.${index}.content.${blockIndex}.image`);
     }
-    // image, document, cachePoint: no words of their own.
+    // document, cachePoint: no words of their own.
   });
   return { role: isToolResult ? 'tool' : message.role === 'assistant' ? 'assistant' : 'user', text: texts.join(' ') };
 }
@@ -156,6 +158,17 @@ function checkMistralToolIds(message: Record<string, unknown>, index: number): v
     if (id !== undefined && (typeof id !== 'string' || !/^[a-zA-Z0-9]{9}$/.test(id))) {
       throw new SimulatorRequestError(`messages.${index}: Tool call id was ${String(id)} but must be a-z, A-Z, 0-9, with a length of 9.`);
     }
+  }
+}
+
+/** An image block: one of Converse's formats, and its bytes (base64 in JSON) or an S3 location. */
+function checkImage(image: Record<string, unknown>, path: string): void {
+  if (!['png', 'jpeg', 'gif', 'webp'].includes(image.format as string)) throw new SimulatorRequestError(`${path}.format: expected png, jpeg, gif or webp`);
+  const source = asRecord(image.source);
+  if (typeof source.bytes === 'string') {
+    if (source.bytes === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(source.bytes)) throw new SimulatorRequestError(`${path}.source.bytes: expected base64`);
+  } else if (typeof asRecord(source.s3Location).uri !== 'string') {
+    throw new SimulatorRequestError(`${path}.source: expected bytes or s3Location`);
   }
 }
 

@@ -18,7 +18,7 @@ import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulat
  * does, binary event streams included, and check SigV4 signatures or the Bedrock API key as AWS
  * would), and vercel/ai's recorded Converse answers replayed through every style.
  */
-const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice, reasoning]';
+const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice, reasoning, response_format]';
 const model = (id: string, provider: string, upstream: string, pricing = '{prompt: 1, completion: 2}') =>
   `  - id: ${id}\n    name: "Bedrock: ${id}"\n    context_length: 32000\n    modalities: {input: [text, image], output: [text]}\n    endpoints:\n      - provider: ${provider}\n        model: ${upstream}\n        pricing: ${pricing}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
 const catalogYaml = (url: string) => `
@@ -170,6 +170,24 @@ describe('Bedrock Converse through the official SDKs', () => {
     expect(refused).toBeInstanceOf(OpenAI.APIError);
     // The provider refused the gateway's own credentials: a configuration fault, not the client's.
     expect(refused).toMatchObject({ status: 502, error: { code: 'upstream_error', message: expect.stringContaining('refused the gateway') } });
+  });
+
+  it('sends an image as its bytes, and a JSON schema as outputConfig, answered with JSON of it', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const seen = await openai.chat.completions.create({
+      model: 'bedrock/nova',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
+    });
+    expect(seen.choices[0]!.message.content).toMatch(/^Simulated reply/);
+    expect(received().body).toMatchObject({ messages: [{ content: [{ text: 'what is this?' }, { image: { format: 'png', source: { bytes: png } } }] }] });
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const structured = await openai.chat.completions.create({
+      model: 'bedrock/nova',
+      messages: [{ role: 'user', content: 'a city' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } },
+    });
+    expect(JSON.parse(structured.choices[0]!.message.content!)).toEqual({ city: expect.any(String) });
+    expect(received().body).toMatchObject({ outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'place', schema: JSON.stringify(schema) } } } } });
   });
 
   it('names the provider aws.bedrock on the provider call’s span', async () => {
