@@ -208,6 +208,14 @@ describe('Bedrock Claude: failures inside the stream, and token counting', () =>
     expect(text).not.toBe('');
   });
 
+  it('a frame cut in half before any event is a protocol error the gateway fails over from', async () => {
+    gateway.simulator.reset();
+    gateway.simulator.setFault({ match: { protocol: 'anthropic', model: 'anthropic.claude-throttled-v1:0' }, fault: { malformed_after: 0 } });
+    const final = await anthropic.messages.stream({ model: 'bedrock/failover', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }).finalMessage();
+    expect(final.content[0]).toMatchObject({ text: expect.stringMatching(/^Simulated reply from anthropic\.claude-backup-v1:0: /) });
+    expect(gateway.simulator.received()).toHaveLength(2);
+  });
+
   it('answers count_tokens with the local estimate, without calling Bedrock', async () => {
     gateway.simulator.reset();
     const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
