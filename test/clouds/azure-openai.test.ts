@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { FinishReason, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
@@ -30,11 +31,13 @@ const weatherTool = {
 let gateway: SimulatedGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let genai: GoogleGenAI;
 
 beforeAll(async () => {
   gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, catalogYaml });
   openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+  genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
 });
 afterAll(async () => gateway?.close());
 afterEach(() => gateway.simulator.reset());
@@ -90,7 +93,7 @@ describe.each([
     expect(streamed.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'get_weather', arguments: '{"city":"sample"}' });
   });
 
-  it('a filtered answer is a finish reason content_filter (not an error), streaming and not', async () => {
+  it('a filtered answer is a finish reason content_filter (not an error) in every style, streaming and not', async () => {
     const messages = [{ role: 'user' as const, content: 'tell me something unsafe please' }];
     const completion = await openai.chat.completions.create({ model: id, messages });
     expect(completion.choices[0].finish_reason).toBe('content_filter');
@@ -101,6 +104,17 @@ describe.each([
     expect(reasons).toEqual(['content_filter']);
     const translated = await anthropic.messages.create({ model: id, max_tokens: 200, messages });
     expect(translated.stop_reason).toBe('refusal');
+    const streamedMessage = await anthropic.messages.stream({ model: id, max_tokens: 200, messages }).finalMessage();
+    expect(streamedMessage.stop_reason).toBe('refusal');
+    const response = await openai.responses.create({ model: id, input: messages[0].content });
+    expect([response.status, response.incomplete_details?.reason]).toEqual(['incomplete', 'content_filter']);
+    const streamedResponse = await openai.responses.stream({ model: id, input: messages[0].content }).finalResponse();
+    expect(streamedResponse.incomplete_details?.reason).toBe('content_filter');
+    const gemini = await genai.models.generateContent({ model: id, contents: messages[0].content });
+    expect(gemini.candidates?.[0]?.finishReason).toBe(FinishReason.SAFETY);
+    const chunks = [];
+    for await (const chunk of await genai.models.generateContentStream({ model: id, contents: messages[0].content })) chunks.push(chunk);
+    expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe(FinishReason.SAFETY);
   });
 });
 
