@@ -100,7 +100,8 @@ export async function handleProtocolRequest(
   if (!(await scope.sleep(fault?.latency ?? settings.latencyMs))) return;
   if (fault?.status !== undefined) {
     const retryAfterSeconds = fault.retry_after;
-    const extraHeaders = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+    const extraHeaders =
+      retryAfterSeconds === undefined ? {} : (adapter.retryAfterHeaders?.(retryAfterSeconds) ?? { 'retry-after': String(retryAfterSeconds) });
     sendError(adapter.encodeError(fault.status, { sequence, retryAfterSeconds }), extraHeaders);
     return;
   }

@@ -130,4 +130,28 @@ describe('Azure OpenAI errors', () => {
     expect(response.headers.get('retry-after')).toBe('7');
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/rate|retry/i);
   });
+
+  // Azure says when to retry in milliseconds too, and on some APIs only so (openai/openai-dotnet#838:
+  // no retry-after on Azure's Responses API; Azure/azure-openai-benchmark reads only retry-after-ms).
+  // The message is Azure's, as quoted in openai/openai-node#1108.
+  const azure429 = JSON.stringify({
+    error: {
+      code: '429',
+      message:
+        'Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-02-15-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 33 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit.',
+    },
+  });
+  it.each([
+    { header: 'retry-after-ms', value: '2500', expected: '3' },
+    { header: 'x-ms-retry-after-ms', value: '1500', expected: '2' },
+  ])("honours Azure's $header alone as the Retry-After it passes on", async ({ header, value, expected }) => {
+    gateway.simulator.play({ protocol: 'openai', status: 429, contentType: 'application/json', body: azure429, headers: { [header]: value } });
+    const error = await openai.chat.completions.create({ model: 'azure/deployment-model', messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => undefined,
+      (caught: unknown) => caught as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(error?.status).toBe(429);
+    expect(error?.headers?.get('retry-after')).toBe(expected);
+  });
+
 });
