@@ -170,7 +170,7 @@ describe('Vertex AI service-account tokens', () => {
       catalogYaml,
     });
     try {
-      const tokensIssued = () => fresh.simulator.stats().googleTokensIssued;
+      const tokensIssued = () => fresh.simulator.stats().googleTokensIssued ?? 0;
       const statuses: number[] = [];
       const tokens = new Set<string>();
       let openAtRenewal: number | undefined;
