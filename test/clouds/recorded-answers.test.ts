@@ -70,6 +70,9 @@ const cases: Case[] = [
   azure('openai/azure-deepseek-reasoning.txt'),
   // Gemini on Vertex AI: a stream of partial function-call arguments.
   vertexGemini('gemini/stream-partial-args-nested.sse'),
+  // Gemini on Vertex answers in the Gemini API's body; these two were recorded from the Gemini API.
+  vertexGemini('gemini/stream-partial-args.sse'),
+  vertexGemini('gemini/stream-tool-use-prompt-usage.sse'),
   // Claude answers on Vertex in Anthropic's own Messages body; these were recorded from Anthropic's API.
   vertexClaude('anthropic/recorded-text-response.json'),
   vertexClaude('anthropic/recorded-thinking-stream.sse'),
