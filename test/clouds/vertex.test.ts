@@ -164,6 +164,52 @@ describe('Vertex AI service-account tokens', () => {
     expect(issued()).toBe(3);
   });
 
+  it('under steady concurrent load, renews the token once while requests are in flight, and none fails', async () => {
+    const fresh = await startSimulatedGateway({
+      simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem, googleTokenLifetimeSeconds: lifetimeSeconds },
+      catalogYaml,
+    });
+    try {
+      const tokensIssued = () => fresh.simulator.stats().googleTokensIssued ?? 0;
+      const statuses: number[] = [];
+      const tokens = new Set<string>();
+      let openAtRenewal: number | undefined;
+      let open = 0;
+      // Twelve clients, each sending one request after another (a short pause between), until the
+      // token has been renewed and each has had three more answers.
+      const client = async () => {
+        let afterRenewal = 0;
+        while (afterRenewal < 3) {
+          open += 1;
+          const response = await fetch(`${fresh.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${fresh.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'vertex/gemini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+          });
+          await response.arrayBuffer();
+          open -= 1;
+          statuses.push(response.status);
+          tokens.add(String(fresh.simulator.lastRequest('gemini')?.headers.authorization));
+          if (tokensIssued() >= 2) {
+            openAtRenewal ??= open;
+            afterRenewal += 1;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      await Promise.all(Array.from({ length: 12 }, client));
+      expect(statuses.length).toBeGreaterThan(12 * 3);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      // One token, then one renewal shared by every request that found it stale.
+      expect(tokensIssued()).toBe(2);
+      expect(tokens.size).toBe(2);
+      // The renewal happened with other requests on their way.
+      expect(openAtRenewal).toBeGreaterThan(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('refuses a forged token as Vertex would', async () => {
     const response = await fetch(`${gateway.simulator.url}/vertex/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:generateContent`, {
       method: 'POST',

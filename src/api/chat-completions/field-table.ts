@@ -38,7 +38,7 @@ export const chatCompletionsFieldTable: FieldTable = [
   { field: 'max_tokens', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'max_tokens' }, gemini: { kind: 'translated', note: 'maxOutputTokens' } }) },
   { field: 'max_completion_tokens', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'translated', note: 'max_tokens' }, gemini: { kind: 'translated', note: 'maxOutputTokens' } }) },
   { field: 'temperature', handling: onEveryProtocol('native') },
-  { field: 'top_p', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'topP' } }) },
+  { field: 'top_p', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native', note: 'with temperature also set: left out and named in x-switchyard-omitted (Anthropic refuses both)' }, gemini: { kind: 'translated', note: 'topP' } }) },
   { field: 'top_k', handling: perProtocol({ openai: { kind: 'native', note: 'OpenAI itself refuses it' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'topK' } }) },
   { field: 'frequency_penalty', handling: penalty('frequencyPenalty') },
   { field: 'presence_penalty', handling: penalty('presencePenalty') },

@@ -73,7 +73,7 @@ export const geminiFieldTable: FieldTable = [
     gemini: { kind: 'native', note: 'relayed as sent; each field as its own row says when translated' },
   }) },
   { field: 'generationConfig.temperature', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native', note: 'Anthropic caps it at 1' }, gemini: { kind: 'native' } }) },
-  { field: 'generationConfig.topP', handling: perProtocol({ openai: { kind: 'translated', note: 'top_p' }, anthropic: { kind: 'translated', note: 'top_p' }, gemini: { kind: 'native' } }) },
+  { field: 'generationConfig.topP', handling: perProtocol({ openai: { kind: 'translated', note: 'top_p' }, anthropic: { kind: 'translated', note: 'top_p; with temperature also set: left out and named in x-switchyard-omitted (Anthropic refuses both)' }, gemini: { kind: 'native' } }) },
   { field: 'generationConfig.topK', handling: perProtocol({
     openai: { kind: 'translated', note: 'top_k where the endpoint takes it; a preference (Gemini CLI sends 64, OpenAI has none): else left out, named in x-switchyard-omitted' },
     anthropic: { kind: 'translated', note: 'top_k; a preference' },

@@ -21,7 +21,7 @@ export const responsesFieldTable: FieldTable = [
   { field: 'temperature', handling: onEveryProtocol('native', 'absent: nothing forwarded, the Response echoes the neutral default 1') },
   { field: 'top_p', handling: perProtocol({
     openai: { kind: 'native', note: 'absent: nothing forwarded, echoed as 1' },
-    anthropic: { kind: 'native', note: 'absent: nothing forwarded, echoed as 1' },
+    anthropic: { kind: 'native', note: 'absent: nothing forwarded, echoed as 1; with temperature also set: left out and named in x-switchyard-omitted (Anthropic refuses both)' },
     gemini: { kind: 'translated', note: 'topP; absent: nothing forwarded, echoed as 1' },
   }) },
   { field: 'tools', handling: perProtocol({
