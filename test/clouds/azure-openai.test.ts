@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { FinishReason, GoogleGenAI } from '@google/genai';
+import { FinishReason, GoogleGenAI, Type, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
@@ -91,6 +91,25 @@ describe.each([
     const tools = [{ type: 'function' as const, name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.parameters, strict: false }];
     const streamed = await openai.responses.stream({ model: id, input: 'What is the weather?', tools }).finalResponse();
     expect(streamed.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'get_weather', arguments: '{"city":"sample"}' });
+  });
+
+  it('generateContent (Gemini style): text and a tool round trip, streaming and not', async () => {
+    const response = await genai.models.generateContent({ model: id, contents: 'hello azure' });
+    expect(response.text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    let streamedText = '';
+    for await (const chunk of await genai.models.generateContentStream({ model: id, contents: 'hello azure' })) streamedText += chunk.text ?? '';
+    expect(streamedText).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    expect(gateway.simulator.lastRequest('openai')!.path).toBe(path);
+    expect(gateway.simulator.lastRequest('openai')!.headers['api-key']).toBe('sim-key');
+    const tools = [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }] }];
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'What is the weather?' }] }];
+    const first = await genai.models.generateContent({ model: id, contents, config: { tools } });
+    expect(first.functionCalls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'sample' } });
+    contents.push(first.candidates![0].content!, { role: 'user', parts: [{ functionResponse: { id: first.functionCalls![0].id, name: 'get_weather', response: { output: 'windy-17' } } }] });
+    let text = '';
+    for await (const chunk of await genai.models.generateContentStream({ model: id, contents, config: { tools } })) text += chunk.text ?? '';
+    expect(text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    expect(JSON.stringify(gateway.simulator.lastRequest('openai')!.body)).toContain('windy-17');
   });
 
   it('a filtered answer is a finish reason content_filter (not an error) in every style, streaming and not', async () => {

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, Type, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,10 +48,12 @@ describe('Vertex AI through the official SDKs', () => {
   let gateway: SimulatedGateway;
   let openai: OpenAI;
   let anthropic: Anthropic;
+  let genai: GoogleGenAI;
   beforeAll(async () => {
     gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem }, catalogYaml });
     openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+    genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
   });
   afterAll(async () => gateway?.close());
 
@@ -102,6 +105,24 @@ describe('Vertex AI through the official SDKs', () => {
       const tools = [{ type: 'function' as const, name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.parameters, strict: false }];
       const streamed = await openai.responses.stream({ model: id, input: 'What is the weather?', tools }).finalResponse();
       expect(streamed.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'get_weather' });
+    });
+
+    it('generateContent (Gemini style): text and a tool round trip, streaming and not', async () => {
+      const response = await genai.models.generateContent({ model: id, contents: 'hello vertex' });
+      expect(response.text).toMatch(reply);
+      let streamedText = '';
+      for await (const chunk of await genai.models.generateContentStream({ model: id, contents: 'hello vertex' })) streamedText += chunk.text ?? '';
+      expect(streamedText).toMatch(reply);
+      expect(gateway.simulator.lastRequest(protocol)!.path).toBe(`${path}${protocol === 'anthropic' ? 'streamRawPredict' : 'streamGenerateContent?alt=sse'}`);
+      const tools = [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }] }];
+      const contents: Content[] = [{ role: 'user', parts: [{ text: 'What is the weather?' }] }];
+      const first = await genai.models.generateContent({ model: id, contents, config: { tools } });
+      expect(first.functionCalls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'sample' } });
+      contents.push(first.candidates![0].content!, { role: 'user', parts: [{ functionResponse: { id: first.functionCalls![0].id, name: 'get_weather', response: { output: 'windy-17' } } }] });
+      let text = '';
+      for await (const chunk of await genai.models.generateContentStream({ model: id, contents, config: { tools } })) text += chunk.text ?? '';
+      expect(text).toMatch(reply);
+      expect(JSON.stringify(gateway.simulator.lastRequest(protocol)!.body)).toContain('windy-17');
     });
   });
 });
