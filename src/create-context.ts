@@ -107,7 +107,7 @@ export function createLogger(level: string): Logger {
     {
       level,
       // Belt and braces: nothing that could hold a key is ever serialised.
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'headers["x-goog-api-key"]', 'key', 'apiKey', 'auth'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'headers["x-goog-api-key"]', 'headers["x-amz-security-token"]', 'key', 'apiKey', 'auth'], censor: '[redacted]' },
     },
     destination,
   );

@@ -5,6 +5,7 @@ import type { HostedToolsConfig } from '../config/types.js';
 import { unsupportedParameter } from '../errors/gateway-error.js';
 import type { Candidate } from '../routing/candidate.js';
 import { endpointMeets } from '../routing/select-candidates.js';
+import { converseModelFamily } from '../providers/bedrock/convert-request.js';
 
 export interface PreferencePlan {
   /** The request as this endpoint gets it: without what it cannot honour. */
@@ -43,6 +44,7 @@ const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest
  * and none is left is refused here, as that tool was forced.
  */
 export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate, hostedTools?: HostedToolsConfig): PreferencePlan {
+  if (call.request.temperature !== undefined && call.request.topP !== undefined && servesClaude(candidate)) return withoutTopP(catalog, call, candidate, hostedTools);
   // The common request prefers nothing: no work, no allocation on the hot path.
   if (call.offeredTools === undefined && !call.parameters.some((parameter) => parameter.preference)) return { request: call.request, omitted: noneOmitted };
   const preferences = call.parameters.filter((parameter) => parameter.preference && withoutParameter[parameter.name] !== undefined);
@@ -69,6 +71,24 @@ export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, ca
   const planned = gatewayTools.webSearch || gatewayTools.webFetch || gatewayTools.imageGeneration ? { gatewayTools } : {};
   if (omitted.length === 0) return { request, omitted, ...planned };
   return { request: planned.gatewayTools ? request : withoutEmptyToolChoice(request, omitted), omitted, ...planned };
+}
+
+/** Claude on Anthropic's wire, or on Bedrock's Converse (which passes both settings to the same models). */
+function servesClaude(candidate: Candidate): boolean {
+  return candidate.provider.api === 'anthropic' || (candidate.provider.api === 'bedrock' && converseModelFamily(candidate.endpoint.model) === 'claude');
+}
+
+/**
+ * Anthropic's current models refuse `temperature` and `top_p` together ("cannot both be specified
+ * for this model"), and its documentation asks for one or the other on every model; clients send
+ * both by default (Gemini CLI: temperature 0 and topP 1). The temperature is kept, as the AI SDK's
+ * Anthropic provider does, and the sampling cutoff is left out and said.
+ */
+function withoutTopP(catalog: Catalog, call: DecodedTextCall, candidate: Candidate, hostedTools?: HostedToolsConfig): PreferencePlan {
+  const { topP: _topP, ...request } = call.request;
+  const field = call.parameters.find((parameter) => parameter.name === 'top_p')?.field ?? 'top_p';
+  const plan = dropUnmetPreferences(catalog, { ...call, request }, candidate, hostedTools);
+  return { ...plan, omitted: [...plan.omitted, field] };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
 export interface SseOptions {
@@ -19,7 +20,10 @@ export interface SseOptions {
 export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string>, options: SseOptions): Promise<void> {
   const raw = reply.raw;
   reply.hijack();
+  // The headers set on the reply before it was taken over (CORS, x-switchyard-provider and
+  // -omitted) go out with the stream's own.
   raw.writeHead(200, {
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
     'content-type': options.contentType ?? 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',

@@ -6,7 +6,8 @@ import { asRecord, type ProtocolAdapter, type SimulatedRequest, type StreamEvent
  * Azure OpenAI's Chat Completions: OpenAI's wire with Azure's differences, as a gateway meets
  * them (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference):
  * - the key in an `api-key` header, never a bearer token;
- * - errors as `{"error": {"code": "<status>", "message"}}` (a 429 says when to retry);
+ * - errors as `{"error": {"code": "<status>", "message"}}` (a 429 says when to retry, in its
+ *   message and in `retry-after` and `retry-after-ms`);
  * - content-filter annotations on every answer (`prompt_filter_results`, and per choice
  *   `content_filter_results`), and a stream that opens with a chunk of no choices carrying the
  *   prompt's filter results;
@@ -28,6 +29,9 @@ export const azureOpenaiProtocol: ProtocolAdapter = {
       },
     },
   }),
+  // Azure says when to retry in whole seconds and in milliseconds (`retry-after-ms`), the latter
+  // being what Azure's own clients read.
+  retryAfterHeaders: (seconds) => ({ 'retry-after': String(Math.ceil(seconds)), 'retry-after-ms': String(Math.round(seconds * 1000)) }),
   encodeError: (status, { message, retryAfterSeconds }) => ({
     status,
     body: {

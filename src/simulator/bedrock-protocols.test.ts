@@ -64,6 +64,12 @@ describe('Bedrock InvokeModel for Claude through AWS\'s SDK', () => {
     await expect(streamEvents(response)).rejects.toMatchObject({ name: 'ServiceUnavailableException' });
   });
 
+  it('a frame cut in half fails AWS\'s decoder', async () => {
+    simulator.setFault({ match: { protocol: 'anthropic' }, fault: { malformed_after: 1 } });
+    const response = await client().send(new InvokeModelWithResponseStreamCommand({ modelId, contentType: 'application/json', body: body('hello bedrock') }));
+    await expect(streamEvents(response)).rejects.toThrow();
+  });
+
   it('errors carry their type as AWS\'s SDK reads it', async () => {
     simulator.setFault({ match: { protocol: 'anthropic' }, fault: { status: 429 }, times: 1 });
     await expect(client().send(new InvokeModelCommand({ modelId, body: body('hello') }))).rejects.toMatchObject({ name: 'ThrottlingException', $metadata: { httpStatusCode: 429 } });

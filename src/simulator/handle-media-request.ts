@@ -6,6 +6,7 @@ import { handleFalRequest } from './handle-fal-request.js';
 import type { MediaRoute } from './match-media-route.js';
 import { MediaDirectiveError, parseMediaDirectives } from './media-directives.js';
 import { sendMediaJson } from './media-response.js';
+import { azureOpenaiProtocol } from './azure-openai-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
 import { readRawBody } from './read-body.js';
 import { answerOpenAiImages, answerGeminiImage } from './simulate-images.js';
@@ -34,11 +35,12 @@ export async function handleMediaRequest(request: IncomingMessage, response: Ser
   if (route.kind.startsWith('fal-')) return handleFalRequest(request, response, route as Extract<MediaRoute, { kind: `fal-${string}` }>, body, { jobs: state.falJobs, apiKey: state.apiKey });
 
   const protocol = route.kind.startsWith('openai') ? 'openai' : 'gemini';
-  const adapter = protocol === 'openai' ? openaiProtocol : geminiProtocol;
+  const azure = 'azure' in route ? route.azure : undefined;
+  const adapter = protocol === 'openai' ? (azure ? azureOpenaiProtocol : openaiProtocol) : geminiProtocol;
   const sequence = state.nextSequence();
   const contentType = String(request.headers['content-type'] ?? '');
   const json = contentType.startsWith('application/json') ? parseObject(body) : {};
-  const model = 'model' in route ? route.model : typeof json.model === 'string' ? json.model : '';
+  const model = 'model' in route ? route.model : (azure?.deployment ?? (typeof json.model === 'string' ? json.model : ''));
   state.stats.recordRequest(protocol, model);
   const fail = (status: number, message?: string, headers: Record<string, string> = {}) => {
     const error = adapter.encodeError(status, { sequence, message });

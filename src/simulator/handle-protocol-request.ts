@@ -13,7 +13,7 @@ import {
 } from './protocol-adapter.js';
 import { readBody } from './read-body.js';
 import { sendJsonBody } from './send-json-body.js';
-import type { FaultSpec, ReceivedRequest } from './simulator-types.js';
+import type { FaultSpec, ReceivedRequest, SimulatedRecording } from './simulator-types.js';
 import type { StatsRecorder } from './stats.js';
 import { trackRequest } from './track-request.js';
 import { writeEventStream } from './write-event-stream.js';
@@ -34,6 +34,8 @@ export interface SimulatorState {
   isShuttingDown(): boolean;
   /** Keeps what the protocol request carried: the last one per protocol and a bounded list (see `Simulator`). */
   recordReceived(received: ReceivedRequest): void;
+  /** The next recorded answer queued for a protocol (see `Simulator.play`), taken off the queue. */
+  takeRecording(protocol: ReceivedRequest['protocol']): SimulatedRecording | undefined;
 }
 
 /**
@@ -83,6 +85,12 @@ export async function handleProtocolRequest(
     sendError(adapter.encodeError(400, { sequence, message: problem }));
     return;
   }
+  const recorded = state.takeRecording(adapter.protocol);
+  if (recorded) {
+    response.writeHead(recorded.status ?? 200, { ...headers, ...recorded.headers, 'content-type': recorded.contentType, 'content-length': Buffer.byteLength(recorded.body) });
+    response.end(recorded.body);
+    return;
+  }
 
   let fromPrompt: FaultSpec | undefined;
   try {
@@ -99,7 +107,8 @@ export async function handleProtocolRequest(
   if (!(await scope.sleep(fault?.latency ?? settings.latencyMs))) return;
   if (fault?.status !== undefined) {
     const retryAfterSeconds = fault.retry_after;
-    const extraHeaders = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+    const extraHeaders =
+      retryAfterSeconds === undefined ? {} : (adapter.retryAfterHeaders?.(retryAfterSeconds) ?? { 'retry-after': String(retryAfterSeconds) });
     sendError(adapter.encodeError(fault.status, { sequence, retryAfterSeconds }), extraHeaders);
     return;
   }

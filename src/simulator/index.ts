@@ -10,5 +10,6 @@ export type {
   SimulatorOptions,
   SimulatorProtocol,
   SimulatorStats,
+  SimulatedRecording,
 } from './simulator-types.js';
 export type { VideoJobStats, VideoStats } from './video-jobs.js';

@@ -25,7 +25,7 @@ export function matchRoute(method: string, pathname: string, query: URLSearchPar
   if (pathname.startsWith('/_sim/')) return { kind: 'control', path: pathname.slice('/_sim'.length) };
   const video = matchVideoRoute(method, pathname);
   if (video) return { kind: 'video', route: video };
-  const media = matchMediaRoute(method, pathname);
+  const media = matchMediaRoute(method, pathname, query);
   if (media) return { kind: 'media', route: media };
   if (method !== 'POST') return { kind: 'not-found' };
   if (pathname === '/google/token') return { kind: 'google-token' };

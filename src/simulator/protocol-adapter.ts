@@ -90,6 +90,8 @@ export interface ProtocolAdapter {
   /** The vendor's answer to a missing or wrong key. */
   encodeAuthError(details: ErrorDetails): EncodedError;
   encodeError(status: number, details: ErrorDetails): EncodedError;
+  /** The headers that say when to retry (default `retry-after: <seconds>`). */
+  retryAfterHeaders?(seconds: number): Record<string, string>;
   /** Throws `SimulatorRequestError` when the body is not a request of this protocol. */
   decodeRequest(body: unknown, route: ProtocolRoute): SimulatedRequest;
   encodeResponse(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): unknown;

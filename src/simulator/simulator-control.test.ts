@@ -133,3 +133,23 @@ describe('pacing and lifecycle', () => {
     expect(await response.json()).toEqual({ error: { message: 'no simulator route for POST /openai/v1/embeddings' } });
   });
 });
+
+describe('recorded answers', () => {
+  it('over HTTP: answers the next request of the protocol with the recording, byte for byte, after its auth', async () => {
+    const simulator = await start({ apiKey: 'k' });
+    const recorded = '{"id":"chatcmpl-rec","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"recorded"},"finish_reason":"stop"}]}';
+    const refused = await postJson(`${simulator.url}/_sim/recordings`, { protocol: 'openai', content_type: 'application/json' });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/body/);
+    expect((await postJson(`${simulator.url}/_sim/recordings`, { protocol: 'openai', status: 200, content_type: 'application/json', body: recorded, headers: { 'x-recorded': 'yes' } })).status).toBe(201);
+    const url = `${simulator.baseUrls.openai}/chat/completions`;
+    // A request without the key is refused as before, and leaves the recording queued.
+    expect((await postJson(url, chatBody('m'))).status).toBe(401);
+    const answered = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(chatBody('m')) });
+    expect(answered.headers.get('x-recorded')).toBe('yes');
+    expect(await answered.text()).toBe(recorded);
+    // The queue is used up: the next request is simulated again.
+    const simulated = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(chatBody('m')) });
+    expect(((await simulated.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toMatch(/^Simulated reply from m: /);
+  });
+});

@@ -107,6 +107,20 @@ export interface ReceivedRequest {
   body: unknown;
 }
 
+/**
+ * A recorded provider answer, sent back byte for byte in place of a simulated one: the next
+ * request of `protocol` that passes the route's checks (auth, URL, body) takes it. Replaying real
+ * answers through a cloud's routes exercises the cloud's URL shape and authentication.
+ */
+export interface SimulatedRecording {
+  protocol: SimulatorProtocol;
+  /** Default 200. */
+  status?: number;
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
 export interface Simulator {
   /** http://HOST:PORT, without a trailing slash. */
   url: string;
@@ -127,4 +141,6 @@ export interface Simulator {
   clearFaults(): void;
   /** The last protocol requests received, oldest first (at most `RECEIVED_LIMIT`); cleared by `reset`. */
   received(): ReceivedRequest[];
+  /** Queues recorded answers, each for the next request of its protocol; cleared by `reset`. */
+  play(...recordings: SimulatedRecording[]): void;
 }

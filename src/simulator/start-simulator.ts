@@ -4,7 +4,7 @@ import { createFaultStore } from './faults.js';
 import { handleControlRequest, sendJson } from './handle-control-request.js';
 import { handleProtocolRequest, type SimulatorSettings, type SimulatorState } from './handle-protocol-request.js';
 import { matchRoute } from './match-route.js';
-import type { ReceivedRequest, Simulator, SimulatorOptions, SimulatorProtocol } from './simulator-types.js';
+import type { ReceivedRequest, SimulatedRecording, Simulator, SimulatorOptions, SimulatorProtocol } from './simulator-types.js';
 import { createStatsRecorder } from './stats.js';
 import { handleVideoRequest } from './handle-video-request.js';
 import { VideoJobStore } from './video-jobs.js';
@@ -30,7 +30,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     received.push(entry);
     if (received.length > RECEIVED_LIMIT) received = received.slice(-RECEIVED_LIMIT);
   };
-  const state: SimulatorState = { settings, stats, faults, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown, recordReceived };
+  let recordings: SimulatedRecording[] = [];
+  const takeRecording = (protocol: SimulatorProtocol) => {
+    const index = recordings.findIndex((recording) => recording.protocol === protocol);
+    return index === -1 ? undefined : recordings.splice(index, 1)[0];
+  };
+  const state: SimulatorState = { settings, stats, faults, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown, recordReceived, takeRecording };
   const videoJobs = new VideoJobStore(options.videoDurationMs ?? 1_000);
   const videoState = {
     jobs: videoJobs,
@@ -55,7 +60,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       videoJobs.reset();
       falJobs.reset();
       googleTokens.issued = 0;
+      recordings = [];
     },
+    play: (...queued: SimulatedRecording[]) => void recordings.push(...queued),
     setFault: faults.add,
     clearFaults: faults.clear,
     listFaults: faults.list,

@@ -146,6 +146,40 @@ for (const database of testDatabases()) {
       expect(plain.response.headers.get('x-switchyard-provider')).toBe('sim-openai');
     });
 
+    it('sends Anthropic the temperature without top_p, which its current models refuse together, and says so', async () => {
+      gateway.simulator.reset();
+      const chat = await openai.chat.completions
+        .create({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], temperature: 0.2, top_p: 0.9 })
+        .withResponse();
+      expect(chat.response.headers.get('x-switchyard-omitted')).toBe('top_p');
+      expect(await omittedOnLog(chat.response.headers.get('x-request-id'))).toEqual(['top_p']);
+      expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ temperature: 0.2 });
+      expect(gateway.simulator.lastRequest('anthropic')?.body).not.toHaveProperty('top_p');
+
+      // Gemini CLI's default generation config (temperature 0, topP 1), a Messages client's both:
+      // the same, in each style's own field names; one alone goes through untouched.
+      const gemini = await fetch(`${gateway.url}/v1beta/models/sim/anthropic-model:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': gateway.key },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { temperature: 0, topP: 1 } }),
+      });
+      expect(gemini.status).toBe(200);
+      expect(gemini.headers.get('x-switchyard-omitted')).toBe('generationConfig.topP');
+      expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ temperature: 0 });
+      expect(gateway.simulator.lastRequest('anthropic')?.body).not.toHaveProperty('top_p');
+      // The Anthropic SDK's types no longer carry the sampling fields; older clients still send them.
+      const sampling: object = { temperature: 1, top_p: 0.5 };
+      const messages = await anthropic.messages.create({ model: 'sim/anthropic-model', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], ...sampling }).withResponse();
+      expect(messages.response.headers.get('x-switchyard-omitted')).toBe('top_p');
+      expect(gateway.simulator.lastRequest('anthropic')?.body).not.toHaveProperty('top_p');
+      const alone = await openai.chat.completions.create({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], top_p: 0.9 }).withResponse();
+      expect(alone.response.headers.get('x-switchyard-omitted')).toBeNull();
+      expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ top_p: 0.9 });
+      // Other protocols take both.
+      await openai.chat.completions.create({ model: 'sim/openai-model', messages: [{ role: 'user', content: 'x' }], temperature: 0.2, top_p: 0.9 });
+      expect(gateway.simulator.lastRequest('openai')?.body).toMatchObject({ temperature: 0.2, top_p: 0.9 });
+    });
+
     it('emulates truncation auto: the oldest turns after the instructions go until the input fits; disabled sends it all', async () => {
       // sim/backup's context window is 2,000 tokens; each old turn is ~1,000 estimated tokens.
       const filler = 'x'.repeat(3000);

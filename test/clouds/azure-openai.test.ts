@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { FinishReason, GoogleGenAI, Type, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
@@ -30,11 +31,13 @@ const weatherTool = {
 let gateway: SimulatedGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let genai: GoogleGenAI;
 
 beforeAll(async () => {
   gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, catalogYaml });
   openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+  genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
 });
 afterAll(async () => gateway?.close());
 afterEach(() => gateway.simulator.reset());
@@ -90,7 +93,26 @@ describe.each([
     expect(streamed.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'get_weather', arguments: '{"city":"sample"}' });
   });
 
-  it('a filtered answer is a finish reason content_filter (not an error), streaming and not', async () => {
+  it('generateContent (Gemini style): text and a tool round trip, streaming and not', async () => {
+    const response = await genai.models.generateContent({ model: id, contents: 'hello azure' });
+    expect(response.text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    let streamedText = '';
+    for await (const chunk of await genai.models.generateContentStream({ model: id, contents: 'hello azure' })) streamedText += chunk.text ?? '';
+    expect(streamedText).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    expect(gateway.simulator.lastRequest('openai')!.path).toBe(path);
+    expect(gateway.simulator.lastRequest('openai')!.headers['api-key']).toBe('sim-key');
+    const tools = [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }] }];
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'What is the weather?' }] }];
+    const first = await genai.models.generateContent({ model: id, contents, config: { tools } });
+    expect(first.functionCalls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'sample' } });
+    contents.push(first.candidates![0].content!, { role: 'user', parts: [{ functionResponse: { id: first.functionCalls![0].id, name: 'get_weather', response: { output: 'windy-17' } } }] });
+    let text = '';
+    for await (const chunk of await genai.models.generateContentStream({ model: id, contents, config: { tools } })) text += chunk.text ?? '';
+    expect(text).toMatch(new RegExp(`^Simulated reply from ${upstream}: `));
+    expect(JSON.stringify(gateway.simulator.lastRequest('openai')!.body)).toContain('windy-17');
+  });
+
+  it('a filtered answer is a finish reason content_filter (not an error) in every style, streaming and not', async () => {
     const messages = [{ role: 'user' as const, content: 'tell me something unsafe please' }];
     const completion = await openai.chat.completions.create({ model: id, messages });
     expect(completion.choices[0].finish_reason).toBe('content_filter');
@@ -101,6 +123,17 @@ describe.each([
     expect(reasons).toEqual(['content_filter']);
     const translated = await anthropic.messages.create({ model: id, max_tokens: 200, messages });
     expect(translated.stop_reason).toBe('refusal');
+    const streamedMessage = await anthropic.messages.stream({ model: id, max_tokens: 200, messages }).finalMessage();
+    expect(streamedMessage.stop_reason).toBe('refusal');
+    const response = await openai.responses.create({ model: id, input: messages[0].content });
+    expect([response.status, response.incomplete_details?.reason]).toEqual(['incomplete', 'content_filter']);
+    const streamedResponse = await openai.responses.stream({ model: id, input: messages[0].content }).finalResponse();
+    expect(streamedResponse.incomplete_details?.reason).toBe('content_filter');
+    const gemini = await genai.models.generateContent({ model: id, contents: messages[0].content });
+    expect(gemini.candidates?.[0]?.finishReason).toBe(FinishReason.SAFETY);
+    const chunks = [];
+    for await (const chunk of await genai.models.generateContentStream({ model: id, contents: messages[0].content })) chunks.push(chunk);
+    expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe(FinishReason.SAFETY);
   });
 });
 
@@ -116,4 +149,28 @@ describe('Azure OpenAI errors', () => {
     expect(response.headers.get('retry-after')).toBe('7');
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/rate|retry/i);
   });
+
+  // Azure says when to retry in milliseconds too, and on some APIs only so (openai/openai-dotnet#838:
+  // no retry-after on Azure's Responses API; Azure/azure-openai-benchmark reads only retry-after-ms).
+  // The message is Azure's, as quoted in openai/openai-node#1108.
+  const azure429 = JSON.stringify({
+    error: {
+      code: '429',
+      message:
+        'Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-02-15-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 33 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit.',
+    },
+  });
+  it.each([
+    { header: 'retry-after-ms', value: '2500', expected: '3' },
+    { header: 'x-ms-retry-after-ms', value: '1500', expected: '2' },
+  ])("honours Azure's $header alone as the Retry-After it passes on", async ({ header, value, expected }) => {
+    gateway.simulator.play({ protocol: 'openai', status: 429, contentType: 'application/json', body: azure429, headers: { [header]: value } });
+    const error = await openai.chat.completions.create({ model: 'azure/deployment-model', messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => undefined,
+      (caught: unknown) => caught as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(error?.status).toBe(429);
+    expect(error?.headers?.get('retry-after')).toBe(expected);
+  });
+
 });

@@ -195,6 +195,40 @@ describe('Bedrock Claude: the Messages pass-through', () => {
   });
 });
 
+describe('Bedrock Claude: failures inside the stream, and token counting', () => {
+  it('an exception frame after the first events reaches the client as a stream error', async () => {
+    gateway.simulator.reset();
+    gateway.simulator.setFault({ match: { protocol: 'anthropic', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }, fault: { error_after: 5 }, times: 1 });
+    const stream = await openai.chat.completions.create({ model: 'bedrock/claude', messages: [{ role: 'user', content: 'hello bedrock' }], stream: true });
+    let text = '';
+    const consumed = (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })();
+    await expect(consumed).rejects.toThrow(/ServiceUnavailable|serviceUnavailableException|unable to process/i);
+    expect(text).not.toBe('');
+  });
+
+  it('a frame cut in half before any event is a protocol error the gateway fails over from', async () => {
+    gateway.simulator.reset();
+    gateway.simulator.setFault({ match: { protocol: 'anthropic', model: 'anthropic.claude-throttled-v1:0' }, fault: { malformed_after: 0 } });
+    const final = await anthropic.messages.stream({ model: 'bedrock/failover', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] }).finalMessage();
+    expect(final.content[0]).toMatchObject({ text: expect.stringMatching(/^Simulated reply from anthropic\.claude-backup-v1:0: /) });
+    expect(gateway.simulator.received()).toHaveLength(2);
+  });
+
+  it('answers count_tokens with the local estimate, without calling Bedrock', async () => {
+    gateway.simulator.reset();
+    const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': gateway.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'bedrock/claude', messages: [{ role: 'user', content: 'count these words please' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-switchyard-token-count')).toBe('estimated');
+    expect(gateway.simulator.stats().requests).toBe(0);
+  });
+});
+
 describe('Bedrock throttling', () => {
   it('fails over to the next endpoint when Bedrock throttles', async () => {
     gateway.simulator.reset();

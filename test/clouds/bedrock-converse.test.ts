@@ -29,7 +29,7 @@ providers:
   - {id: bedrock-session, name: Bedrock (temporary keys), api: bedrock, platform: {kind: bedrock, region: us-west-2, access_key_id: ${session.accessKeyId}, secret_access_key: "${session.secretAccessKey}", session_token: "${session.sessionToken}"}, base_url: "${url}/bedrock"}
   - {id: bedrock-forged, name: Bedrock (wrong secret), api: bedrock, platform: {kind: bedrock, region: us-east-1, access_key_id: ${long.accessKeyId}, secret_access_key: not-the-secret}, base_url: "${url}/bedrock"}
 models:
-${model('bedrock/nova', 'bedrock-key', 'amazon.nova-pro-v1:0')}${model('bedrock/llama', 'bedrock-sigv4', 'meta.llama3-3-70b-instruct-v1:0')}${model('bedrock/mistral', 'bedrock-session', 'mistral.mistral-large-2407-v1:0')}${model('bedrock/forged', 'bedrock-forged', 'amazon.nova-lite-v1:0')}`;
+${model('bedrock/nova', 'bedrock-key', 'amazon.nova-pro-v1:0')}${model('bedrock/llama', 'bedrock-sigv4', 'meta.llama3-3-70b-instruct-v1:0')}${model('bedrock/mistral', 'bedrock-session', 'mistral.mistral-large-2407-v1:0')}${model('bedrock/forged', 'bedrock-forged', 'amazon.nova-lite-v1:0')}${model('bedrock/claude', 'bedrock-key', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')}`;
 const long = simulatorAwsCredentials;
 const session = simulatorAwsSessionCredentials;
 
@@ -188,6 +188,17 @@ describe('Bedrock Converse through the official SDKs', () => {
     });
     expect(JSON.parse(structured.choices[0]!.message.content!)).toEqual({ city: expect.any(String) });
     expect(received().body).toMatchObject({ outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'place', schema: JSON.stringify(schema) } } } } });
+  });
+
+  it('sends a Claude model the temperature without top_p, which Claude refuses together, and says so; other models get both', async () => {
+    const both = { messages: [{ role: 'user' as const, content: 'x' }], temperature: 0.2, top_p: 0.9 };
+    const claude = await openai.chat.completions.create({ model: 'bedrock/claude', ...both }).withResponse();
+    expect(claude.response.headers.get('x-switchyard-omitted')).toBe('top_p');
+    expect(received().body).toMatchObject({ inferenceConfig: { temperature: 0.2 } });
+    expect((received().body as { inferenceConfig: object }).inferenceConfig).not.toHaveProperty('topP');
+    const nova = await openai.chat.completions.create({ model: 'bedrock/nova', ...both }).withResponse();
+    expect(nova.response.headers.get('x-switchyard-omitted')).toBeNull();
+    expect(received().body).toMatchObject({ inferenceConfig: { temperature: 0.2, topP: 0.9 } });
   });
 
   it('names the provider aws.bedrock on the provider call’s span', async () => {

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, Type, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,10 +48,12 @@ describe('Vertex AI through the official SDKs', () => {
   let gateway: SimulatedGateway;
   let openai: OpenAI;
   let anthropic: Anthropic;
+  let genai: GoogleGenAI;
   beforeAll(async () => {
     gateway = await startSimulatedGateway({ simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem }, catalogYaml });
     openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
+    genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
   });
   afterAll(async () => gateway?.close());
 
@@ -102,6 +105,24 @@ describe('Vertex AI through the official SDKs', () => {
       const tools = [{ type: 'function' as const, name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.parameters, strict: false }];
       const streamed = await openai.responses.stream({ model: id, input: 'What is the weather?', tools }).finalResponse();
       expect(streamed.output.find((item) => item.type === 'function_call')).toMatchObject({ name: 'get_weather' });
+    });
+
+    it('generateContent (Gemini style): text and a tool round trip, streaming and not', async () => {
+      const response = await genai.models.generateContent({ model: id, contents: 'hello vertex' });
+      expect(response.text).toMatch(reply);
+      let streamedText = '';
+      for await (const chunk of await genai.models.generateContentStream({ model: id, contents: 'hello vertex' })) streamedText += chunk.text ?? '';
+      expect(streamedText).toMatch(reply);
+      expect(gateway.simulator.lastRequest(protocol)!.path).toBe(`${path}${protocol === 'anthropic' ? 'streamRawPredict' : 'streamGenerateContent?alt=sse'}`);
+      const tools = [{ functionDeclarations: [{ name: weatherTool.name, description: weatherTool.description, parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } }, required: ['city'] } }] }];
+      const contents: Content[] = [{ role: 'user', parts: [{ text: 'What is the weather?' }] }];
+      const first = await genai.models.generateContent({ model: id, contents, config: { tools } });
+      expect(first.functionCalls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'sample' } });
+      contents.push(first.candidates![0].content!, { role: 'user', parts: [{ functionResponse: { id: first.functionCalls![0].id, name: 'get_weather', response: { output: 'windy-17' } } }] });
+      let text = '';
+      for await (const chunk of await genai.models.generateContentStream({ model: id, contents, config: { tools } })) text += chunk.text ?? '';
+      expect(text).toMatch(reply);
+      expect(JSON.stringify(gateway.simulator.lastRequest(protocol)!.body)).toContain('windy-17');
     });
   });
 });
@@ -162,6 +183,52 @@ describe('Vertex AI service-account tokens', () => {
     await new Promise((resolve) => setTimeout(resolve, lifetimeSeconds * 800));
     expect(await wave(20)).toEqual(Array(20).fill(200));
     expect(issued()).toBe(3);
+  });
+
+  it('under steady concurrent load, renews the token once while requests are in flight, and none fails', async () => {
+    const fresh = await startSimulatedGateway({
+      simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem, googleTokenLifetimeSeconds: lifetimeSeconds },
+      catalogYaml,
+    });
+    try {
+      const tokensIssued = () => fresh.simulator.stats().googleTokensIssued ?? 0;
+      const statuses: number[] = [];
+      const tokens = new Set<string>();
+      let openAtRenewal: number | undefined;
+      let open = 0;
+      // Twelve clients, each sending one request after another (a short pause between), until the
+      // token has been renewed and each has had three more answers.
+      const client = async () => {
+        let afterRenewal = 0;
+        while (afterRenewal < 3) {
+          open += 1;
+          const response = await fetch(`${fresh.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${fresh.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'vertex/gemini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+          });
+          await response.arrayBuffer();
+          open -= 1;
+          statuses.push(response.status);
+          tokens.add(String(fresh.simulator.lastRequest('gemini')?.headers.authorization));
+          if (tokensIssued() >= 2) {
+            openAtRenewal ??= open;
+            afterRenewal += 1;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      await Promise.all(Array.from({ length: 12 }, client));
+      expect(statuses.length).toBeGreaterThan(12 * 3);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      // One token, then one renewal shared by every request that found it stale.
+      expect(tokensIssued()).toBe(2);
+      expect(tokens.size).toBe(2);
+      // The renewal happened with other requests on their way.
+      expect(openAtRenewal).toBeGreaterThan(0);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('refuses a forged token as Vertex would', async () => {

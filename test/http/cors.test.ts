@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readCorsOrigins } from '../../src/config/read-cors-origins.js';
 import { buildTestConfig } from '../helpers/test-config.js';
 import { startTestApp, type TestApp } from '../helpers/start-test-app.js';
+import { startSimulatedGateway } from '../helpers/simulated-gateway.js';
 
 let gateway: TestApp | undefined;
 afterEach(async () => {
@@ -52,5 +53,30 @@ describe('CORS', () => {
     expect(readCorsOrigins({ SWITCHYARD_CORS_ORIGINS: '*' })).toEqual(['*']);
     expect(readCorsOrigins({})).toEqual([]);
     expect(() => readCorsOrigins({ SWITCHYARD_CORS_ORIGINS: 'https://a.example/path' })).toThrow(/without a path/);
+  });
+});
+
+describe('CORS on answers from the simulated providers', () => {
+  it('lets a browser read a streamed answer and the gateway headers of every answer', async () => {
+    const simulated = await startSimulatedGateway({ credits: 10, configure: (config) => (config.server.corsOrigins = ['https://playground.example']) });
+    try {
+      const headers = { origin: 'https://playground.example', authorization: `Bearer ${simulated.key}`, 'content-type': 'application/json' };
+      for (const stream of [false, true]) {
+        const answer = await fetch(`${simulated.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ model: 'sim/openai-model', messages: [{ role: 'user', content: 'hi' }], stream }),
+        });
+        await answer.text();
+        expect(answer.status).toBe(200);
+        // A streamed answer is written by the gateway itself (the reply is hijacked): without the
+        // CORS headers there, a page could not read a single streamed token.
+        expect(answer.headers.get('access-control-allow-origin')).toBe('https://playground.example');
+        const exposed = String(answer.headers.get('access-control-expose-headers'));
+        for (const name of ['x-request-id', 'x-switchyard-provider', 'x-switchyard-omitted', 'x-switchyard-cost']) expect(exposed).toContain(name);
+      }
+    } finally {
+      await simulated.close();
+    }
   });
 });

@@ -36,7 +36,7 @@ export const messagesFieldTable: FieldTable = [
   { field: 'stream', handling: onEveryProtocol('translated', 'Anthropic’s event stream, whatever the provider streams') },
   { field: 'stop_sequences', handling: perProtocol({ openai: { kind: 'translated', note: 'stop' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'stopSequences' }, bedrock: { kind: 'translated', note: 'inferenceConfig.stopSequences' } }) },
   { field: 'temperature', handling: onEveryProtocol('native') },
-  { field: 'top_p', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'topP' }, bedrock: { kind: 'translated', note: 'inferenceConfig.topP' } }) },
+  { field: 'top_p', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native', note: 'with temperature also set: left out and named in x-switchyard-omitted (Anthropic refuses both)' }, gemini: { kind: 'translated', note: 'topP' }, bedrock: { kind: 'translated', note: 'inferenceConfig.topP; with temperature also set on a Claude model: left out and named in x-switchyard-omitted (Claude refuses both)' } }) },
   { field: 'top_k', handling: perProtocol({ openai: { kind: 'native', note: 'OpenAI itself refuses it' }, anthropic: { kind: 'native' }, gemini: { kind: 'translated', note: 'topK' }, bedrock: { kind: 'translated', note: 'additionalModelRequestFields top_k (Claude, Mistral) or inferenceConfig.topK (Nova); other models refused' } }) },
   { field: 'tools', handling: perProtocol({
     openai: { kind: 'translated', note: `function tools; web_search_* → web_search_options (${unsearched}); bash, text editor, computer, memory refused` },

@@ -90,8 +90,6 @@ export async function handleTextRequest<Extra>(
     }
     return reply.send(await style.encodeResponse(outcome.result, meta, outcome.cost, extra));
   }
-  reply.raw.setHeader('x-switchyard-provider', outcome.candidate.provider.id);
-  if (omitted) reply.raw.setHeader('x-switchyard-omitted', omitted);
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {

@@ -115,7 +115,6 @@ export async function readUpstreamError(providerId: string, response: UpstreamRe
   } catch {
     // The body is only for the message; a broken one still leaves the status to act on.
   }
-  const retryAfter = Number(response.headers['retry-after']);
   // AWS names the error in a header (`ThrottlingException:http://…`), its body says only `{message}`.
   const awsType = response.headers['x-amzn-errortype'];
   const named = typeof awsType === 'string' && awsType !== '' ? ` (${awsType.split(':')[0]})` : '';
@@ -124,8 +123,22 @@ export async function readUpstreamError(providerId: string, response: UpstreamRe
     status: response.statusCode,
     message: `${providerId} answered ${response.statusCode}${named}: ${extractErrorMessage(text)}`,
     body: text,
-    retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : undefined,
+    retryAfterSeconds: readRetryAfterSeconds(response.headers),
   });
+}
+
+/**
+ * When the provider says to retry: Azure's `retry-after-ms` or `x-ms-retry-after-ms`
+ * (milliseconds; Azure sends them beside `retry-after`, and on some APIs without it), which the
+ * OpenAI SDK also reads first, else `retry-after` in seconds.
+ */
+export function readRetryAfterSeconds(headers: UpstreamResponse['headers']): number | undefined {
+  for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
+    const milliseconds = Number(headers[name] ?? Number.NaN);
+    if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000;
+  }
+  const seconds = Number(headers['retry-after'] ?? Number.NaN);
+  return Number.isFinite(seconds) ? seconds : undefined;
 }
 
 /**
