@@ -117,7 +117,8 @@ export interface SimulatedRecording {
   /** Default 200. */
   status?: number;
   contentType: string;
-  body: string;
+  /** Text, or the bytes of a binary answer (Bedrock's event stream). */
+  body: string | Uint8Array;
   headers?: Record<string, string>;
 }
 

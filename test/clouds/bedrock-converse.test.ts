@@ -9,14 +9,13 @@ import { createTracing } from '../../src/telemetry/create-tracing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
 import { eventStreamOf, readFixture } from '../../src/providers/bedrock/__fixtures__/read-fixture.js';
-import { startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**
  * AWS Bedrock's Converse API as a provider kind (`api: bedrock`): the official SDKs of all four
  * styles through the gateway to the simulator's Converse routes (which answer as bedrock-runtime
  * does, binary event streams included, and check SigV4 signatures or the Bedrock API key as AWS
- * would), and vercel/ai's recorded Converse answers replayed through every style.
+ * would), and vercel/ai's recorded Converse answers replayed by the simulator through every style.
  */
 const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice, reasoning, response_format]';
 const model = (id: string, provider: string, upstream: string, pricing = '{prompt: 1, completion: 2}') =>
@@ -226,22 +225,26 @@ describe('Bedrock Converse through the official SDKs', () => {
   });
 });
 
-/** vercel/ai's recorded Converse answers (src/providers/bedrock/__fixtures__/SOURCES.md), replayed through all four styles. */
+/**
+ * vercel/ai's recorded Converse answers (src/providers/bedrock/__fixtures__/SOURCES.md), replayed
+ * by the simulator's Converse route (`play`): the gateway reaches it signed with SigV4, the
+ * simulator checks the signature and the body, then answers with the recording byte for byte
+ * (a stream as Bedrock's binary event stream frames) to a client of each of the four styles.
+ */
 describe('recorded Converse answers through every style', () => {
-  let replay: ReplayProvider;
   let gateway: SimulatedGateway;
   let openai: OpenAI;
   let anthropic: Anthropic;
   let genai: GoogleGenAI;
   const pricing = '{prompt: 3, completion: 15, cached_prompt: 0.3, cache_write: 3.75}';
   beforeAll(async () => {
-    replay = await startReplayProvider();
     gateway = await startSimulatedGateway({
       credits: 1000,
-      catalogYaml: () => `
+      simulator: { apiKey: 'sim-key' },
+      catalogYaml: (url) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
-  - {id: rec-bedrock, name: Recorded Bedrock, api: bedrock, base_url: "${replay.url}", api_key: k, timeouts: {connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000}}
+  - {id: rec-bedrock, name: Recorded Bedrock, api: bedrock, platform: {kind: bedrock, region: us-east-1, access_key_id: ${long.accessKeyId}, secret_access_key: "${long.secretAccessKey}"}, base_url: "${url}/bedrock", timeouts: {connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000}}
 models:
 ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', pricing)}`,
     });
@@ -249,10 +252,9 @@ ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v
     anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
     genai = new GoogleGenAI({ apiKey: gateway.key, httpOptions: { baseUrl: gateway.url } });
   });
-  afterAll(async () => {
-    await gateway?.close();
-    await replay?.close();
-  });
+  afterAll(async () => gateway?.close());
+  const play = (contentType: string, body: string | Uint8Array) => gateway.simulator.play({ protocol: 'bedrock', contentType, body });
+  const sent = () => gateway.simulator.lastRequest('bedrock')!;
 
   interface Seen {
     text: string;
@@ -318,9 +320,11 @@ ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v
     const stream = file.endsWith('.chunks.txt');
     let reference: Seen | undefined;
     it.each(Object.keys(styles))('reaches a %s client', async (style) => {
-      replay.play(stream ? { contentType: 'application/vnd.amazon.eventstream', body: eventStreamOf(file) } : { contentType: 'application/json', body: readFixture(file) });
+      if (stream) play('application/vnd.amazon.eventstream', eventStreamOf(file));
+      else play('application/json', readFixture(file));
       const seen = await styles[style]!(stream);
-      expect(replay.requests.at(-1)!.url).toBe(`/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/${stream ? 'converse-stream' : 'converse'}`);
+      expect(sent().path).toBe(`/bedrock/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/${stream ? 'converse-stream' : 'converse'}`);
+      expect(sent().headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
       expect(seen.toolCalls).toEqual(tools);
       expect(seen.reasoning).toBe(reasoning);
       reference ??= seen;
@@ -329,18 +333,18 @@ ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v
   });
 
   it('sends recorded reasoning back to Bedrock with its signature on the next turn', async () => {
-    replay.play({ contentType: 'application/json', body: readFixture('amazon-bedrock-reasoning.json') });
+    play('application/json', readFixture('amazon-bedrock-reasoning.json'));
     const first = await anthropic.messages.create({ model: 'rec/bedrock', max_tokens: 4096, messages: [{ role: 'user', content: 'How many r in strawberry?' }] });
     const thinking = first.content.find((block) => block.type === 'thinking')!;
     expect(thinking.signature).not.toBe('');
-    replay.play({ contentType: 'application/json', body: readFixture('amazon-bedrock-text.json') });
+    play('application/json', readFixture('amazon-bedrock-text.json'));
     await anthropic.messages.create({
       model: 'rec/bedrock',
       max_tokens: 4096,
       messages: [{ role: 'user', content: 'How many r in strawberry?' }, { role: 'assistant', content: first.content }, { role: 'user', content: 'Sure?' }],
     });
     const recorded = JSON.parse(readFixture('amazon-bedrock-reasoning.json')) as { output: { message: { content: Array<{ reasoningContent?: { reasoningText: { text: string; signature: string } } }> } } };
-    expect((replay.requests.at(-1)!.body.messages as unknown[])[1]).toEqual({
+    expect(((sent().body as { messages: unknown[] }).messages)[1]).toEqual({
       role: 'assistant',
       content: [{ reasoningContent: recorded.output.message.content[0]!.reasoningContent }, { text: 'There are **3** r\'s in "strawberry":\n\n1. st**r**awbe**r****r**y' }],
     });
@@ -350,7 +354,7 @@ ${model('rec/bedrock', 'rec-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v
     // Converse's usage with prompt caching (inputTokens is the uncached part), in the shape of
     // https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html; written, not recorded.
     const answer = { output: { message: { role: 'assistant', content: [{ text: 'cached' }] } }, stopReason: 'end_turn', usage: { inputTokens: 100, outputTokens: 10, totalTokens: 3110, cacheReadInputTokens: 2000, cacheWriteInputTokens: 1000 }, metrics: { latencyMs: 5 } };
-    replay.play({ contentType: 'application/json', body: JSON.stringify(answer) });
+    play('application/json', JSON.stringify(answer));
     const completion = await openai.chat.completions.create({ model: 'rec/bedrock', messages: [{ role: 'user', content: 'x' }] });
     expect(completion.usage).toMatchObject({ prompt_tokens: 3100, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 2000 } });
     // nano-USD per token: prompt 3000, completion 15000, cached 300, cache write 3750.

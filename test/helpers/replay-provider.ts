@@ -6,8 +6,7 @@ import { closeServer, listenLocally } from '../../src/providers/shared/__fixture
 export interface Recording {
   status?: number;
   contentType: string;
-  /** Text, or bytes for a binary framing (AWS's event stream). */
-  body: string | Uint8Array;
+  body: string;
 }
 
 export interface ReplayProvider {
@@ -52,7 +51,7 @@ export async function startReplayProvider(): Promise<ReplayProvider> {
 }
 
 /** A recording from a provider's `__fixtures__` folder (`provider/file`). */
-export function recording(path: string, status = 200): Recording & { body: string } {
+export function recording(path: string, status = 200): Recording {
   const body = readFileSync(new URL(`../../src/providers/${path.replace('/', '/__fixtures__/')}`, import.meta.url), 'utf8');
   const stream = path.endsWith('.sse') || path.endsWith('.txt');
   return { status, contentType: stream ? 'text/event-stream' : 'application/json', body };
