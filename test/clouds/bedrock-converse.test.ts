@@ -222,6 +222,9 @@ describe('Bedrock Converse through the official SDKs', () => {
     expect(throttled).toMatchObject({ status: 429 });
     const invalid = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: 'hi' }], seed: 7 }).catch((error: unknown) => error);
     expect(invalid).toMatchObject({ status: 400 });
+    // JSON mode without a schema: Converse has none, so the endpoint refuses it by name.
+    const jsonMode = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }).catch((error: unknown) => error);
+    expect(jsonMode).toMatchObject({ status: 400, error: { param: 'response_format', message: expect.stringContaining('json_schema') } });
   });
 });
 

@@ -86,6 +86,11 @@ describe('convertToConverseRequest', () => {
     expect(() => convertToConverseRequest(request({ messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' } }] }] }), nova)).toThrow(/does not fetch image URLs/);
   });
 
+  it('sends an s3:// image as its S3 location', () => {
+    const body = convertToConverseRequest(request({ messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 's3://bucket/photos/cat.JPG' } }] }] }), nova);
+    expect(body.messages[0]!.content).toEqual([{ image: { format: 'jpeg', source: { s3Location: { uri: 's3://bucket/photos/cat.JPG' } } } }]);
+  });
+
   it('sends a JSON schema as outputConfig.textFormat, the schema as text', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     expect(convertToConverseRequest(request({ responseFormat: { type: 'json_schema', name: 'answer', schema } }), nova).outputConfig).toEqual({
