@@ -9,6 +9,7 @@ import type { RequestRecord } from './request-record.js';
 import { releaseOnce, reserveOnce } from './reserve-funds.js';
 import { FundLeases, type LeaseOptions } from './lease-funds.js';
 import { RequestLog } from './request-log.js';
+import type { BookOutcome } from './plan-books.js';
 
 export interface Reservation {
   id: string;
@@ -108,16 +109,25 @@ export class Ledger {
       if (record) await this.books.record(record);
       return 0n;
     }
-    const reservationId = reservation.amount === 0n ? null : (reservation.leaseId ?? reservation.id);
-    const settled = this.books.settle(
-      { reservationId, leaseHeld: reservation.leaseId === undefined ? undefined : reservation.amount, accountId: reservation.accountId, keyId: reservation.keyId, requestId: record?.id ?? reservation.requestId ?? reservation.id, cost },
-      record,
-    );
+    const requestId = record?.id ?? reservation.requestId ?? reservation.id;
     const { leaseId } = reservation;
-    if (leaseId !== undefined) {
-      // Once committed (or never: the log was closed), the lease row no longer holds it for this request.
-      const ended = () => this.leases!.settled(leaseId, reservation.amount);
-      settled.then(ended, ended);
+    let settled: Promise<BookOutcome>;
+    if (leaseId !== undefined && record === undefined) {
+      // Without a request log row, a batch written twice (its commit's answer lost) could not
+      // tell that it had taken this amount out of the lease row already. The amount moves into a
+      // reservation row of the request's own first (idempotently), which the settlement deletes:
+      // exactly once, as on the exact path.
+      const own = { reservationId: reservation.id, accountId: reservation.accountId, keyId: reservation.keyId, requestId, cost };
+      const settleOwn = () => this.books.settle(own);
+      settled = this.leases!.carve(leaseId, reservation.id, requestId, reservation.amount).then(settleOwn, settleOwn);
+    } else {
+      const reservationId = reservation.amount === 0n ? null : (leaseId ?? reservation.id);
+      settled = this.books.settle({ reservationId, leaseHeld: leaseId === undefined ? undefined : reservation.amount, accountId: reservation.accountId, keyId: reservation.keyId, requestId, cost }, record);
+      if (leaseId !== undefined) {
+        // Once committed (or never: the log was closed), the lease row no longer holds it for this request.
+        const ended = () => this.leases!.settled(leaseId, reservation.amount);
+        settled.then(ended, ended);
+      }
     }
     const waitMs = this.options.settleWaitMs ?? 5_000;
     let timer: NodeJS.Timeout | undefined;
@@ -170,7 +180,7 @@ export class Ledger {
     const now = this.context.clock.now().toISOString();
     if (await beatInstance(this.context.store.db, this.options.instanceId, now)) return true;
     this.fenced += 1;
-    this.leases?.forget();
+    await this.leases?.forget();
     await registerInstance(this.context.store.db, this.options.instanceId, now);
     this.options.onFenced?.();
     return false;
