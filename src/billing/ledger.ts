@@ -47,6 +47,12 @@ export interface LedgerOptions {
   onFenced?: () => void;
   /** Reserve within per-instance leases (docs/leases.md); absent: every reservation goes to the database. */
   leases?: Omit<LeaseOptions, 'instanceId' | 'lifetimeMs'>;
+  /**
+   * While a settlement has waited this long for its commit (default 1000 ms), no reservation is
+   * taken out of a lease: the database may be going silent, and an answer served out of a lease
+   * then could precede its durable charge. The exact path asks the database instead.
+   */
+  leaseStallMs?: number;
 }
 
 export class Ledger {
@@ -70,9 +76,10 @@ export class Ledger {
   async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint; durable?: boolean; lifetimeMs?: number }): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n, requestId: input.requestId };
-    // While the database is known to be down, a lease would answer before its charge can be
-    // durable: the exact path refuses with 503 instead.
-    if (this.leases && !input.durable && !this.context.store.isDown()) {
+    // While the database is known to be down, or settlements have stopped committing (it may be
+    // going silent), a lease would answer before its charge can be durable: the exact path asks
+    // the database instead, and refuses with 503 when it does not answer.
+    if (this.leases && !input.durable && !this.context.store.isDown() && this.books.oldestSettlementWaitMs() < (this.options.leaseStallMs ?? 1_000)) {
       const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
       if (leaseId) return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
     }
