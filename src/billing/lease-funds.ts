@@ -73,6 +73,17 @@ export class FundLeases {
     return lease.id;
   }
 
+  /**
+   * What this instance's leases on the account hold and have handed to no request (grants in
+   * flight ended first): the part of the account's `reserved` that is this instance's spare,
+   * not any request's.
+   */
+  async unused(accountId: string): Promise<bigint> {
+    const mine = [...this.byId.values()].filter((lease) => lease.accountId === accountId);
+    await Promise.allSettled(mine.map((lease) => lease.growing));
+    return mine.reduce((sum, lease) => sum + (this.byId.has(lease.id) ? lease.remaining : 0n), 0n);
+  }
+
   /** A reservation that ended without a charge: its amount is the lease's again. */
   giveBack(leaseId: string, amount: bigint): void {
     const lease = this.byId.get(leaseId);

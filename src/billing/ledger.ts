@@ -168,6 +168,14 @@ export class Ledger {
     await releaseOnce(this.context.store, reservation.id);
   }
 
+  /**
+   * What this instance's leases on the account hold for no request (0 without leases): the
+   * account's `reserved` less this is what its requests hold (an operator's or a test's view).
+   */
+  leasedUnused(accountId: string): Promise<bigint> {
+    return this.leases?.unused(accountId) ?? Promise.resolve(0n);
+  }
+
   /** What the account (and key) could still reserve, for capping `max_tokens` to the funds. */
   spendable(accountId: string, keyId: string | null): Promise<bigint> {
     return readSpendable(this.context.store.db, accountId, keyId);
