@@ -64,7 +64,7 @@ export class FundLeases {
     if (!lease || lease.remaining < amount) {
       lease ??= this.open(name, accountId, keyId);
       await this.grow(lease, amount);
-      if (this.leases.get(name) !== lease || lease.remaining < amount) return undefined;
+      if (this.closed || this.leases.get(name) !== lease || lease.remaining < amount) return undefined;
     }
     lease.remaining -= amount;
     lease.inFlight += amount;
