@@ -10,8 +10,15 @@ export interface BooksCheck {
   totalUsage: string;
   creditsMinusBalance: string;
   uncollected: string;
+  /** Reservation rows left open once the instances are stopped: any is a leak (an instance's lease not given back, a reservation never ended). */
   openReservations: number;
   negativeBalances: number;
+  /** Scale-out targets: lease rows held while the instances ran (by design, not a leak). */
+  liveLeases?: number;
+  /** Scale-out targets: while they ran, Σ reservation rows = Σ accounts' `reserved`. */
+  liveReservedAgrees?: boolean;
+  /** Scale-out targets: instances that did not exit on their own when stopped (their leases then wait for a sweep). */
+  killedInstances?: number;
 }
 
 /**

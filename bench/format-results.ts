@@ -75,7 +75,8 @@ export function formatResults(result: BenchmarkResult): string {
   for (const [name, books] of Object.entries(result.books ?? {})) {
     lines.push(
       `${name} books after the run: ${books.exact ? 'exact' : 'NOT EXACT'}: charges ${books.charges} = request costs ${books.requestCosts} = rollups ${books.rollupCosts} = usage ${books.totalUsage} nano-USD over ${books.accounts} account(s); ` +
-        `uncollected ${books.uncollected}; open reservations ${books.openReservations}; negative balances ${books.negativeBalances}`,
+        `uncollected ${books.uncollected}; open reservations after shutdown ${books.openReservations}; negative balances ${books.negativeBalances}` +
+        (books.liveLeases === undefined ? '' : `; while running ${books.liveLeases} lease row(s) (held by design), rows = reserved: ${books.liveReservedAgrees}`),
     );
   }
   for (const [name, status] of Object.entries(result.targets)) {

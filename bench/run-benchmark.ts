@@ -31,10 +31,13 @@ export const PASS_THROUGH_TARGETS: PassThroughTargetName[] = ['switchyard-transl
 export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'switchyard-traced', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
 
 /** Instances and accounts of each scale-out target. */
+// `leases` absent: the product's default (leases on, on PostgreSQL; docs/leases.md).
 const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAccounts: boolean; leases?: boolean }> = {
   'switchyard-pg': { instances: 1, manyAccounts: false },
   'switchyard-pg-many': { instances: 1, manyAccounts: true },
-  'switchyard-pg3': { instances: 3, manyAccounts: false },
+  // Three instances on one hot account on the exact path (`SWITCHYARD_LEASES=off`): every
+  // reservation one database call on the account's row, the comparison for switchyard-pg3-leases.
+  'switchyard-pg3': { instances: 3, manyAccounts: false, leases: false },
   'switchyard-pg3-many': { instances: 3, manyAccounts: true },
   // The same as switchyard-pg3 with per-instance balance leases (docs/leases.md).
   'switchyard-pg3-leases': { instances: 3, manyAccounts: false, leases: true },
@@ -309,7 +312,7 @@ async function startTarget(name: TargetName, options: BenchmarkOptions, simulato
         databaseUrl: options.databaseUrl!,
         redisUrl: options.redisUrl!,
         instances: shape.instances,
-        leases: shape.leases === true,
+        leases: shape.leases,
         accounts: shape.manyAccounts ? options.concurrency : 1,
         directory: scratch,
         logLevel: options.logLevel,
@@ -443,7 +446,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
             const checked = await target.checkBooks();
             // A round whose books were not exact stays on record, whatever the other rounds found.
             if (books[name as ScaleOutTargetName]?.exact !== false) books[name as ScaleOutTargetName] = checked;
-            log(`  ${name} books: ${checked.exact ? 'exact' : 'NOT EXACT'} (charges ${checked.charges}, request costs ${checked.requestCosts}, usage ${checked.totalUsage}, open reservations ${checked.openReservations})`);
+            log(`  ${name} books: ${checked.exact ? 'exact' : 'NOT EXACT'} (charges ${checked.charges}, request costs ${checked.requestCosts}, usage ${checked.totalUsage}, open reservations ${checked.openReservations}; while running: ${checked.liveLeases ?? 0} lease rows, rows = reserved ${checked.liveReservedAgrees ?? '-'}; killed at stop ${checked.killedInstances ?? 0})`);
           }
         } finally {
           await target.stop();

@@ -20,11 +20,21 @@ export interface ScaleOutSettings {
   directory: string;
   logLevel: string;
   nodeFlags?: string[];
-  /** Per-instance balance leases (`SWITCHYARD_LEASES=on`); off otherwise, whatever the default. */
+  /** Per-instance balance leases: true `SWITCHYARD_LEASES=on`, false `off`, absent the product's default (on, on PostgreSQL). */
   leases?: boolean;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token';
+/** How long a stopped instance has to exit on its own (grace 2 s, then the books flush and the leases go back) before it is killed. */
+const STOP_GRACE_MS = 20_000;
+
+/** The lease rows held while the instances run, and whether the rows held agree with the accounts' `reserved`. */
+async function countLiveLeases(admin: pg.Client, schema: string): Promise<{ liveLeases: number; liveReservedAgrees: boolean }> {
+  const result = await admin.query(`select (select count(*)::int from "${schema}".reservations where id like 'lse%') as leases,
+      (select coalesce(sum(amount), 0)::text from "${schema}".reservations) as held, (select coalesce(sum(reserved), 0)::text from "${schema}".accounts) as reserved`);
+  const row = result.rows[0] as { leases: number; held: string; reserved: string };
+  return { liveLeases: row.leases, liveReservedAgrees: row.held === row.reserved };
+}
 
 export async function startSwitchyardScaleOut(root: string, name: TargetName, simulator: RunningSimulator, settings: ScaleOutSettings): Promise<RunningTarget & { checkBooks(): Promise<BooksCheck> }> {
   const schema = `bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -42,7 +52,10 @@ export async function startSwitchyardScaleOut(root: string, name: TargetName, si
     LOG_LEVEL: settings.logLevel,
     HOST: '127.0.0.1',
     SWITCHYARD_SHUTDOWN_GRACE_MS: '2000',
-    SWITCHYARD_LEASES: settings.leases ? 'on' : 'off',
+    // No balancer in front: no drain period. With the default 5 s drain a stop bounded at 5 s
+    // killed the instances before they gave their leases back (the open lease row of issue 23).
+    SWITCHYARD_SHUTDOWN_DRAIN_MS: '0',
+    ...(settings.leases !== undefined && { SWITCHYARD_LEASES: settings.leases ? 'on' : 'off' }),
   };
   const children: ManagedChild[] = [];
   const origins: string[] = [];
@@ -83,15 +96,17 @@ export async function startSwitchyardScaleOut(root: string, name: TargetName, si
     pid: children[0].pid,
     pids: children.map((child) => child.pid),
     async stop() {
-      await Promise.all(children.map((child) => child.stop(5000)));
+      await Promise.all(children.map((child) => child.stop(STOP_GRACE_MS)));
       await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => undefined);
       await admin.end();
     },
     async checkBooks() {
-      // A live instance holds its lease as an open reservation row; stopped (SIGTERM), it hands
-      // the lease back, and then the books must close exactly like the per-request path's.
-      if (settings.leases) await Promise.all(children.map((child) => child.stop(5000)));
-      return checkBooks(admin, schema, accountIds);
+      // A live instance holds its lease as an open reservation row (counted, not a leak); stopped
+      // gracefully it hands the lease back, and then the books must close exactly, no row open.
+      const live = await countLiveLeases(admin, schema);
+      await Promise.all(children.map((child) => child.stop(STOP_GRACE_MS)));
+      const killedInstances = children.filter((child) => child.process.signalCode === 'SIGKILL').length;
+      return { ...(await checkBooks(admin, schema, accountIds)), ...live, killedInstances };
     },
   };
 }

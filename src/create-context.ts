@@ -31,7 +31,7 @@ export interface ContextOptions {
   settleWaitMs?: number;
   /**
    * Per-instance leases on accounts' funds (docs/leases.md): false turns them off; absent, they
-   * follow `SWITCHYARD_LEASES` (off by default; PostgreSQL only).
+   * follow `SWITCHYARD_LEASES` (on by default; PostgreSQL only).
    */
   leases?: false | NonNullable<LedgerOptions['leases']>;
   /** Task engine settings (lease, batch, idle pause, jitter); tests shorten them. */

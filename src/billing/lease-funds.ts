@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { releaseOnce } from './reserve-funds.js';
-import { growLease, shrinkLease } from '../store/repositories/leases.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { carveFromLease, growLease, shrinkLease } from '../store/repositories/leases.js';
 
 export interface LeaseOptions {
   instanceId: string;
@@ -55,6 +56,7 @@ export class FundLeases {
    * (no lease can be had: the balance is small, or the database refused a grant lately).
    */
   async reserve(accountId: string, keyId: string | null, amount: bigint): Promise<string | undefined> {
+    if (this.closed) return undefined;
     const name = `${accountId}\u0000${keyId ?? ''}`;
     let lease = this.leases.get(name);
     const now = this.context.clock.now().getTime();
@@ -62,13 +64,24 @@ export class FundLeases {
     if (!lease || lease.remaining < amount) {
       lease ??= this.open(name, accountId, keyId);
       await this.grow(lease, amount);
-      if (this.leases.get(name) !== lease || lease.remaining < amount) return undefined;
+      if (this.closed || this.leases.get(name) !== lease || lease.remaining < amount) return undefined;
     }
     lease.remaining -= amount;
     lease.inFlight += amount;
     lease.usedAt = now;
     if (lease.remaining < lease.lowWater && !lease.growing) void this.grow(lease, amount);
     return lease.id;
+  }
+
+  /**
+   * What this instance's leases on the account hold and have handed to no request (grants in
+   * flight ended first): the part of the account's `reserved` that is this instance's spare,
+   * not any request's.
+   */
+  async unused(accountId: string): Promise<bigint> {
+    const mine = [...this.byId.values()].filter((lease) => lease.accountId === accountId);
+    await Promise.allSettled(mine.map((lease) => lease.growing));
+    return mine.reduce((sum, lease) => sum + (this.byId.has(lease.id) ? lease.remaining : 0n), 0n);
   }
 
   /** A reservation that ended without a charge: its amount is the lease's again. */
@@ -99,9 +112,18 @@ export class FundLeases {
   private readonly byId = new Map<string, Lease>();
   /** Lease rows inserted (a grant committed). */
   private readonly opened = new Set<string>();
+  /**
+   * Lease ids whose opening grant failed without an answer: the row may exist (the commit went
+   * through, its answer was lost). The lease is dropped; the row, if any, is released with the
+   * upkeep, at shutdown and when fenced.
+   */
+  private readonly unsure = new Set<string>();
+  /** Set by `close()`: no grant is asked for any more, and reservations go the exact way. */
+  private closed = false;
 
   /** One grant at a time per lease; concurrent callers wait for the same one. */
   private grow(lease: Lease, amount: bigint): Promise<void> {
+    if (this.closed) return Promise.resolve();
     lease.growing ??= this.askGrant(lease, amount).finally(() => {
       lease.growing = undefined;
     });
@@ -112,6 +134,8 @@ export class FundLeases {
     const now = this.context.clock.now();
     const { maxGrantNano, shareDivisor, minRequests } = this.options;
     const minimum = amount * minRequests;
+    const existing = this.opened.has(lease.id);
+    let failed = false;
     const granted = await growLease(
       this.context.store.db,
       {
@@ -127,8 +151,19 @@ export class FundLeases {
           return size >= minimum ? size : 0n;
         },
       },
-      this.opened.has(lease.id),
-    ).catch(() => 0n);
+      existing,
+    ).catch(() => {
+      failed = true;
+      return 0n;
+    });
+    if (failed && !existing) {
+      // The row may have been inserted with the answer lost: never reuse the id (a second insert
+      // would collide); release it once the database answers.
+      this.unsure.add(lease.id);
+      this.drop(lease);
+      this.byId.delete(lease.id);
+      return;
+    }
     if (granted === null) {
       // Swept meanwhile: this lease is over; the next reservation opens a new one.
       this.drop(lease);
@@ -166,6 +201,7 @@ export class FundLeases {
    * serves now; one with requests in flight gives back its unused part.
    */
   async returnIdle(): Promise<void> {
+    await this.releaseUnsure();
     const before = this.context.clock.now().getTime() - this.options.idleMs;
     for (const lease of [...this.byId.values()]) {
       if (lease.usedAt >= before || lease.growing) continue;
@@ -180,18 +216,67 @@ export class FundLeases {
     }
   }
 
-  /** This instance was declared dead: others released its lease rows; reserve anew. */
-  forget(): void {
-    this.leases.clear();
-    this.byId.clear();
-    this.opened.clear();
+  private async releaseUnsure(): Promise<void> {
+    for (const id of [...this.unsure]) {
+      if (await releaseOnce(this.context.store, id).then(() => true, () => false)) this.unsure.delete(id);
+    }
   }
 
-  /** At shutdown, once every settlement is committed: each lease row back to its account and key. */
-  async close(): Promise<void> {
+  /**
+   * This instance was declared dead: others released the lease rows they saw, but a grant that
+   * committed after their sweep left a row of this instance that nobody else would release once
+   * it registers again. Every lease row it knows of is released (its requests in flight are then
+   * charged from the free funds, as after a sweep); later reservations open new leases.
+   */
+  async forget(): Promise<void> {
+    const ids = [...this.opened, ...this.unsure];
     this.leases.clear();
     this.byId.clear();
-    for (const id of this.opened) await releaseOnce(this.context.store, id).catch(() => false);
     this.opened.clear();
+    this.unsure.clear();
+    for (const id of ids) await releaseOnce(this.context.store, id).catch(() => false);
+  }
+
+  /**
+   * At shutdown, once every settlement is committed: each lease row back to its account and key.
+   * Grants still in flight end first (one committing after the release would leave a row held by
+   * an instance that no longer exists until another instance's sweep).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.byId.values()].map((lease) => lease.growing));
+    const ids = [...this.opened, ...this.unsure];
+    this.leases.clear();
+    this.byId.clear();
+    this.opened.clear();
+    this.unsure.clear();
+    for (const id of ids) await releaseOnce(this.context.store, id).catch(() => false);
+  }
+
+  /**
+   * Moves what a request holds out of its lease into a reservation row of the request's own
+   * (`reservationId`), retrying while the database does not answer: the move is idempotent, so
+   * its settlement can then end that row like any per-request reservation, exactly once however
+   * often its batch is written. Used for settlements without a request log row, whose lease
+   * settlement (a change of the lease row by an amount) could not tell a retried batch from a
+   * new one. Answers false when the lease row was gone (swept) and nothing moved.
+   */
+  async carve(leaseId: string, reservationId: string, requestId: string, amount: bigint): Promise<boolean> {
+    const pool = this.context.store.pool!;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const moved = await carveFromLease(pool, { leaseId, id: reservationId, requestId, amount, createdAt: this.context.clock.now().toISOString() });
+        // The lease row no longer holds it either way: the request's own row does, or nothing.
+        this.settled(leaseId, amount);
+        return moved;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || attempt >= 60) {
+          // Given up: whatever the row may still hold for it goes back with the lease.
+          this.settled(leaseId, amount);
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
   }
 }

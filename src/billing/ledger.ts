@@ -9,6 +9,7 @@ import type { RequestRecord } from './request-record.js';
 import { releaseOnce, reserveOnce } from './reserve-funds.js';
 import { FundLeases, type LeaseOptions } from './lease-funds.js';
 import { RequestLog } from './request-log.js';
+import type { BookOutcome } from './plan-books.js';
 
 export interface Reservation {
   id: string;
@@ -46,6 +47,12 @@ export interface LedgerOptions {
   onFenced?: () => void;
   /** Reserve within per-instance leases (docs/leases.md); absent: every reservation goes to the database. */
   leases?: Omit<LeaseOptions, 'instanceId' | 'lifetimeMs'>;
+  /**
+   * While a settlement has waited this long for its commit (default 1000 ms), no reservation is
+   * taken out of a lease: the database may be going silent, and an answer served out of a lease
+   * then could precede its durable charge. The exact path asks the database instead.
+   */
+  leaseStallMs?: number;
 }
 
 export class Ledger {
@@ -69,9 +76,10 @@ export class Ledger {
   async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint; durable?: boolean; lifetimeMs?: number }): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n, requestId: input.requestId };
-    // While the database is known to be down, a lease would answer before its charge can be
-    // durable: the exact path refuses with 503 instead.
-    if (this.leases && !input.durable && !this.context.store.isDown()) {
+    // While the database is known to be down, or settlements have stopped committing (it may be
+    // going silent), a lease would answer before its charge can be durable: the exact path asks
+    // the database instead, and refuses with 503 when it does not answer.
+    if (this.leases && !input.durable && !this.context.store.isDown() && this.books.oldestSettlementWaitMs() < (this.options.leaseStallMs ?? 1_000)) {
       const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
       if (leaseId) return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
     }
@@ -108,16 +116,25 @@ export class Ledger {
       if (record) await this.books.record(record);
       return 0n;
     }
-    const reservationId = reservation.amount === 0n ? null : (reservation.leaseId ?? reservation.id);
-    const settled = this.books.settle(
-      { reservationId, leaseHeld: reservation.leaseId === undefined ? undefined : reservation.amount, accountId: reservation.accountId, keyId: reservation.keyId, requestId: record?.id ?? reservation.requestId ?? reservation.id, cost },
-      record,
-    );
+    const requestId = record?.id ?? reservation.requestId ?? reservation.id;
     const { leaseId } = reservation;
-    if (leaseId !== undefined) {
-      // Once committed (or never: the log was closed), the lease row no longer holds it for this request.
-      const ended = () => this.leases!.settled(leaseId, reservation.amount);
-      settled.then(ended, ended);
+    let settled: Promise<BookOutcome>;
+    if (leaseId !== undefined && record === undefined) {
+      // Without a request log row, a batch written twice (its commit's answer lost) could not
+      // tell that it had taken this amount out of the lease row already. The amount moves into a
+      // reservation row of the request's own first (idempotently), which the settlement deletes:
+      // exactly once, as on the exact path.
+      const own = { reservationId: reservation.id, accountId: reservation.accountId, keyId: reservation.keyId, requestId, cost };
+      const settleOwn = () => this.books.settle(own);
+      settled = this.leases!.carve(leaseId, reservation.id, requestId, reservation.amount).then(settleOwn, settleOwn);
+    } else {
+      const reservationId = reservation.amount === 0n ? null : (leaseId ?? reservation.id);
+      settled = this.books.settle({ reservationId, leaseHeld: leaseId === undefined ? undefined : reservation.amount, accountId: reservation.accountId, keyId: reservation.keyId, requestId, cost }, record);
+      if (leaseId !== undefined) {
+        // Once committed (or never: the log was closed), the lease row no longer holds it for this request.
+        const ended = () => this.leases!.settled(leaseId, reservation.amount);
+        settled.then(ended, ended);
+      }
     }
     const waitMs = this.options.settleWaitMs ?? 5_000;
     let timer: NodeJS.Timeout | undefined;
@@ -151,6 +168,14 @@ export class Ledger {
     await releaseOnce(this.context.store, reservation.id);
   }
 
+  /**
+   * What this instance's leases on the account hold for no request (0 without leases): the
+   * account's `reserved` less this is what its requests hold (an operator's or a test's view).
+   */
+  leasedUnused(accountId: string): Promise<bigint> {
+    return this.leases?.unused(accountId) ?? Promise.resolve(0n);
+  }
+
   /** What the account (and key) could still reserve, for capping `max_tokens` to the funds. */
   spendable(accountId: string, keyId: string | null): Promise<bigint> {
     return readSpendable(this.context.store.db, accountId, keyId);
@@ -170,7 +195,7 @@ export class Ledger {
     const now = this.context.clock.now().toISOString();
     if (await beatInstance(this.context.store.db, this.options.instanceId, now)) return true;
     this.fenced += 1;
-    this.leases?.forget();
+    await this.leases?.forget();
     await registerInstance(this.context.store.db, this.options.instanceId, now);
     this.options.onFenced?.();
     return false;

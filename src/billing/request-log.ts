@@ -146,6 +146,12 @@ export class RequestLog {
     return { queued: this.queue.length, waiting: this.waiting.length, ...this.counts };
   }
 
+  /** How long the oldest settlement not yet committed has waited (0: none is waiting). */
+  oldestSettlementWaitMs(now = Date.now()): number {
+    const oldest = this.queue.find((entry) => entry.done !== undefined) ?? this.waiting.find((waiting) => waiting.entry.done !== undefined)?.entry;
+    return oldest === undefined ? 0 : now - oldest.queuedAt;
+  }
+
   /** False while writes are stuck: the oldest item has waited longer than `stuckAfterMs`. */
   healthy(): boolean {
     const oldest = this.queue[0] ?? this.waiting[0]?.entry;

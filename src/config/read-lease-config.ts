@@ -2,15 +2,14 @@ import { tryUsdToNano } from '../core/money.js';
 import type { LedgerOptions } from '../billing/ledger.js';
 
 /**
- * `SWITCHYARD_LEASES` (`on` | `off`, default off: with a lease an
- * instance keeps serving out of funds it holds while the database is down, each answer then
- * preceding its durable charge, where the exact path answers 503) and `SWITCHYARD_LEASE_MAX_USD` (the most one
- * lease grant may hold, default 1): per-instance leases on an account's funds (docs/leases.md).
- * Only PostgreSQL uses them: SQLite is one process, whose reservations are already group-committed
- * in memory order, with no row shared between instances to contend on.
+ * `SWITCHYARD_LEASES` (`on` | `off`, default on; `off`: every reservation is one database call)
+ * and `SWITCHYARD_LEASE_MAX_USD` (the most one lease grant may hold, default 1): per-instance
+ * leases on an account's funds (docs/leases.md). Only PostgreSQL uses them: SQLite is one
+ * process, whose reservations are already group-committed in memory order, with no row shared
+ * between instances to contend on.
  */
 export function readLeaseConfig(dialect: 'sqlite' | 'postgres', env: NodeJS.ProcessEnv = process.env): LedgerOptions['leases'] {
-  const setting = (env.SWITCHYARD_LEASES ?? 'off').trim().toLowerCase();
+  const setting = (env.SWITCHYARD_LEASES?.trim() || 'on').toLowerCase();
   if (!['on', 'off', 'true', 'false', '1', '0'].includes(setting)) throw new Error(`SWITCHYARD_LEASES must be on or off, got "${env.SWITCHYARD_LEASES}"`);
   if (dialect !== 'postgres' || ['off', 'false', '0'].includes(setting)) return undefined;
   const maxUsd = env.SWITCHYARD_LEASE_MAX_USD?.trim() || '1';

@@ -16,6 +16,8 @@ import { killSpawnedServers, spawnServer } from '../helpers/spawn-server.js';
  * own count (`pg_stat_database.deadlocks`, in a database made for this test alone) must not
  * move; no client may see a 503; and afterwards the books are exact: Σ charges = Σ request log
  * costs = Σ usage rollups = Σ total usage, credits granted = total credits, nothing reserved.
+ * Run with leases (the default: docs/leases.md, whose grants and lease-row settlements join the
+ * lock order) and with `SWITCHYARD_LEASES=off` (every reservation on the account rows).
  */
 const postgresUrl = process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -31,7 +33,10 @@ const LOAD_MS = 8_000;
 const WORKERS = 60;
 
 describe.skipIf(!postgresUrl || !redisUrl)('three instances on one PostgreSQL and Redis under mixed load', () => {
-  it('PostgreSQL counts 0 deadlocks, no client sees a 503, and the books are exact', async () => {
+  it.each([
+    { mode: 'leases (the default)', leases: true },
+    { mode: 'SWITCHYARD_LEASES=off', leases: false },
+  ])('$mode: PostgreSQL counts 0 deadlocks, no client sees a 503, and the books are exact', async ({ leases }) => {
     const database = `switchyard_deadlocks_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const admin = new pg.Client({ connectionString: postgresUrl });
     await admin.connect();
@@ -47,7 +52,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('three instances on one PostgreSQL an
       const configPath = join(directory, 'switchyard.yaml');
       // A per-key minute limit, so that every request also counts in Redis.
       writeFileSync(configPath, simulatedCatalogYaml(simulator.url).replace('requests_per_minute: 0', 'requests_per_minute: 1000000'));
-      const env = { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisUrl!, SWITCHYARD_CONFIG: configPath, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' };
+      const env = { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisUrl!, SWITCHYARD_CONFIG: configPath, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', SWITCHYARD_LEASES: leases ? undefined : 'off' };
       // One after the other: the first one migrates.
       for (let index = 0; index < 3; index += 1) instances.push(await spawnServer(env));
       const deadlocksBefore = await countDeadlocks(admin, database);

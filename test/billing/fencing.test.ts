@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Ledger } from '../../src/billing/ledger.js';
 import { createId } from '../../src/core/ids.js';
 import { readAccountMoney, sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
@@ -9,12 +9,22 @@ import { testDatabases } from '../helpers/test-databases.js';
  * others, which release its reservations. Its requests still in flight must not then be served
  * for free: their settlement finds the reservation gone and charges the actual cost from the
  * funds (uncollected where the funds are gone), and the instance registers again on its next beat.
+ *
+ * On PostgreSQL twice: with leases (the default; the swept row is the instance's lease, out of
+ * which both requests reserved) and with `SWITCHYARD_LEASES=off` (one row per request).
  */
-for (const database of testDatabases()) {
-  describe(`fencing a paused instance on ${database.name}`, () => {
+const runs = testDatabases().flatMap((database) => (database.name === 'postgres' ? [{ database, leases: true }, { database, leases: false }] : [{ database, leases: false }]));
+for (const { database, leases } of runs) {
+  describe(`fencing a paused instance on ${database.name}${database.name === 'postgres' ? (leases ? ' with leases' : ', SWITCHYARD_LEASES=off') : ''}`, () => {
     let gateway: SimulatedGateway;
     beforeAll(async () => {
-      gateway = await startSimulatedGateway({ databaseUrl: database.url, credits: 1, simulator: { latencyMs: 1_500 } });
+      if (!leases) vi.stubEnv('SWITCHYARD_LEASES', 'off');
+      else vi.stubEnv('SWITCHYARD_LEASES', undefined);
+      try {
+        gateway = await startSimulatedGateway({ databaseUrl: database.url, credits: 1, simulator: { latencyMs: 1_500 } });
+      } finally {
+        vi.unstubAllEnvs();
+      }
     });
     afterAll(async () => gateway?.close());
 
@@ -26,13 +36,10 @@ for (const database of testDatabases()) {
       ).sweep();
     const instanceRows = () => gateway.test.context.store.db.selectFrom('instances').select('id').where('id', '=', gateway.test.context.ledger.options.instanceId).execute();
 
-    const waitForOpenReservations = async (count: number) => {
+    /** Until `count` requests are at the (slow) provider: each reserved before it was sent. */
+    const waitForProviderCalls = async (count: number) => {
       const deadline = Date.now() + 10_000;
-      for (;;) {
-        const rows = await gateway.test.context.store.db.selectFrom('reservations').select('id').execute();
-        if (rows.length >= count || Date.now() > deadline) return;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      while (gateway.simulator.stats().open < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     };
 
     const inFlight = (key: string, text: string, stream: boolean) =>
@@ -57,10 +64,12 @@ for (const database of testDatabases()) {
         const before = await readAccountMoney(gateway);
         const requests = [inFlight(gateway.key, 'hello there', stream), inFlight(gateway.key, 'general kenobi', stream)];
         // Both requests reserved and waiting on the (slow) provider: on a busy machine that takes
-        // longer than any fixed pause, so wait for the two rows themselves.
-        await waitForOpenReservations(2);
+        // longer than any fixed pause, so wait for the provider to have both.
+        await waitForProviderCalls(2);
+        expect(gateway.simulator.stats().open).toBe(2);
         expect((await readAccountMoney(gateway)).reserved).toBeGreaterThan(0n);
-        expect(await sweepFromAnotherInstance()).toBe(2);
+        // The exact path holds a row per request; with leases both reserved out of the one lease row.
+        expect(await sweepFromAnotherInstance()).toBe(leases ? 1 : 2);
         expect(await instanceRows()).toEqual([]);
         expect((await readAccountMoney(gateway)).reserved).toBe(0n);
 
@@ -89,7 +98,8 @@ for (const database of testDatabases()) {
     it('books the part the funds no longer cover as uncollected when the reservation was swept', async () => {
       const poor = await gateway.test.createAccount({ credits: 0.0001 }); // 100,000 nano-USD
       const request = inFlight(poor.key, 'hi [[sim:extra_prompt_tokens=1000]]', false);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // A balance this small is reserved exactly, per request, leases or not.
+      await waitForProviderCalls(1);
       expect(await sweepFromAnotherInstance()).toBe(1);
       const answer = await request;
       const cost = BigInt(answer.usage.prompt_tokens) * 1_000n + BigInt(answer.usage.completion_tokens) * 2_000n;

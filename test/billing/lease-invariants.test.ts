@@ -103,4 +103,20 @@ describe.skipIf(!postgresUrl)('lease invariants on PostgreSQL', () => {
     await ledger.returnIdleLeases();
     expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, usage: amount, leases: 0 });
   });
+  it('shutdown with a grant in flight: the grant ends first and its row goes back too (none left held by a stopped instance)', async () => {
+    const amount = 1_000_000n;
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'closing', management: false, spendLimit: 100_000n * amount });
+    const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
+    await ledger.startInstance();
+    // The first reservation opens a lease: its grant is on its way to the database when the
+    // instance stops (returnLeases is what shutdown runs once the books are flushed).
+    const reserving = ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    await ledger.returnLeases();
+    const reservation = await reserving;
+    // Stopped leases serve nothing: it went the exact way, a row of its own.
+    expect(reservation.leaseId).toBeUndefined();
+    await ledger.release(reservation);
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+  });
 });

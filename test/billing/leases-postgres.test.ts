@@ -12,7 +12,7 @@ import { uniqueSchemaName } from '../helpers/test-databases.js';
 
 /**
  * Issue 23, scope 1: three real `switchyard serve` processes on one account, reserving within
- * per-instance leases (`SWITCHYARD_LEASES=on`). A model priced by completion tokens only,
+ * per-instance leases, as they do by default on PostgreSQL (`SWITCHYARD_LEASES` unset). A model priced by completion tokens only,
  * a reply longer than `max_tokens`: every request reserves and is charged exactly COST, so a
  * balance of N × COST must serve exactly N requests whichever instance serves them.
  */
@@ -53,7 +53,7 @@ async function setUp(credits: string) {
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-leases-'));
   const configPath = join(directory, 'switchyard.yaml');
   writeFileSync(configPath, catalogYaml(simulator.url));
-  const env = { DATABASE_URL: postgresUrl!, PGOPTIONS: `-c search_path=${schema}`, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'silent', SWITCHYARD_INSTANCE_TIMEOUT_MS: String(INSTANCE_TIMEOUT_MS), SWITCHYARD_LEASES: process.env.SWITCHYARD_LEASES ?? 'on' };
+  const env = { DATABASE_URL: postgresUrl!, PGOPTIONS: `-c search_path=${schema}`, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'silent', SWITCHYARD_INSTANCE_TIMEOUT_MS: String(INSTANCE_TIMEOUT_MS), SWITCHYARD_LEASES: undefined };
   const store = await createStore(postgresUrl!, { schema });
   const created = spawnSync(process.execPath, [switchyardBin, 'admin', 'create-account', '--credits', credits], { env: { ...process.env, ...env }, encoding: 'utf8' });
   const { key, data } = JSON.parse(created.stdout) as { key: string; data: { id: string } };
@@ -96,6 +96,7 @@ async function books(store: Store, accountId: string) {
     credits: BigInt(account.total_credits),
     usage: BigInt(account.total_usage),
     reserved: BigInt(account.reserved),
+    keyReserved: BigInt((await sql<{ total: string }>`select coalesce(sum(reserved), 0)::text as total from api_keys where account_id = ${accountId}`.execute(store.db)).rows[0].total),
     charges: await total(sql`select sum(amount)::text as total from ledger_entries where account_id = ${accountId} and kind = 'charge'`),
     uncollected: await total(sql`select sum(amount)::text as total from ledger_entries where account_id = ${accountId} and kind = 'uncollected'`),
     logged: await total(sql`select sum(cost)::text as total from requests where account_id = ${accountId}`),
@@ -126,7 +127,40 @@ describe.skipIf(!postgresUrl)('leases: three instances on one hot account (Postg
       await Promise.all(instances.map((instance) => new Promise((resolve) => instance.child.once('exit', resolve))));
       const after = await books(setup.store, setup.accountId);
       expect(after.charges).toBe(COST * BigInt(N));
-      expect(after).toMatchObject({ usage: after.credits, reserved: 0n, held: 0n, uncollected: 0n, logged: after.charges, rolledUp: after.charges });
+      expect(after).toMatchObject({ usage: after.credits, reserved: 0n, keyReserved: 0n, held: 0n, uncollected: 0n, logged: after.charges, rolledUp: after.charges });
+    } finally {
+      await setup.close();
+    }
+  }, 180_000);
+
+  it('SIGTERM to all three mid-burst: every lease row is given back, reserved is 0 on the account and the key, the books exact', async () => {
+    const setup = await setUp('5');
+    try {
+      // A drain period, as behind a balancer: requests keep arriving while /ready says 503.
+      const env = { ...setup.env, SWITCHYARD_SHUTDOWN_DRAIN_MS: '300' };
+      const instances = [await spawnServer(env), await spawnServer(env), await spawnServer(env)];
+      const ids = (await setup.store.db.selectFrom('instances').select('id').execute()).map((row) => row.id);
+      expect(ids).toHaveLength(3);
+      const running = burst(instances.map((instance) => instance.url), setup.key, 3000, 24);
+      // Until every instance holds a lease.
+      for (let attempt = 0; attempt < 400; attempt += 1) {
+        const holders = await sql<{ n: string }>`select count(distinct instance_id)::text as n from reservations where id like 'lse%'`.execute(setup.store.db);
+        if (Number(holders.rows[0].n) === 3) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const holders = await sql<{ n: string }>`select count(distinct instance_id)::text as n from reservations where id like 'lse%'`.execute(setup.store.db);
+      expect(Number(holders.rows[0].n)).toBe(3);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exits = instances.map((instance) => new Promise<number | null>((resolve) => instance.child.once('exit', resolve)));
+      for (const instance of instances) instance.child.kill('SIGTERM');
+      // Graceful: each exits 0 on its own, having given its leases back (no sweep: nobody is left to run one).
+      expect(await Promise.all(exits)).toEqual([0, 0, 0]);
+      const statuses = await running;
+      const served = statuses.filter((status) => status === 200).length;
+      expect(served).toBeGreaterThan(0);
+      expect(await setup.store.db.selectFrom('reservations').select('id').where('instance_id', 'in', ids).execute()).toEqual([]);
+      const after = await books(setup.store, setup.accountId);
+      expect(after).toMatchObject({ reserved: 0n, keyReserved: 0n, held: 0n, uncollected: 0n, charges: COST * BigInt(served), logged: after.charges, rolledUp: after.charges, usage: after.charges });
     } finally {
       await setup.close();
     }
@@ -169,7 +203,7 @@ describe.skipIf(!postgresUrl)('leases: three instances on one hot account (Postg
       await Promise.all(instances.slice(1).map((instance) => new Promise((resolve) => instance.child.once('exit', resolve))));
       const after = await books(setup.store, setup.accountId);
       expect(after.charges).toBeGreaterThan(0n);
-      expect(after).toMatchObject({ reserved: 0n, held: 0n, uncollected: 0n, logged: after.charges, rolledUp: after.charges, usage: after.charges });
+      expect(after).toMatchObject({ reserved: 0n, keyReserved: 0n, held: 0n, uncollected: 0n, logged: after.charges, rolledUp: after.charges, usage: after.charges });
       const charged = await sql<{ requests: string; entries: string }>`select (select count(*) from requests where account_id = ${setup.accountId} and cost > 0)::text as requests,
         (select count(*) from ledger_entries where account_id = ${setup.accountId} and kind = 'charge')::text as entries`.execute(setup.store.db);
       expect(charged.rows[0].requests).toBe(charged.rows[0].entries);

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
 import type { Database } from '../database.js';
 import { toBigInt } from '../convert.js';
 
@@ -84,4 +85,31 @@ export async function shrinkLease(db: Kysely<Database>, id: string, amount: bigi
     if (row.key_id !== null) await trx.updateTable('api_keys').set((eb) => ({ reserved: eb('reserved', '-', amount) })).where('id', '=', row.key_id).execute();
     return true;
   });
+}
+
+/**
+ * Moves `amount` out of the lease row `leaseId` into a reservation row of its own, `id` (same
+ * account, key, instance and expiry), in one statement: the totals on the account and key do
+ * not change, so only the lease row is locked. Idempotent: run again (its answer was lost), it
+ * finds `id` and changes nothing; run twice at once, the primary key lets one commit. Answers
+ * whether `id` exists now (false: the lease row was gone or held less, nothing moved).
+ */
+export async function carveFromLease(pool: pg.Pool, carve: { leaseId: string; id: string; requestId: string; amount: bigint; createdAt: string }): Promise<boolean> {
+  try {
+    await pool.query({
+      name: 'switchyard_carve_lease',
+      text: `with taken as (
+               update reservations set amount = amount - $3
+               where id = $1 and amount >= $3 and not exists (select 1 from reservations where id = $2)
+               returning account_id, key_id, expires_at, instance_id)
+             insert into reservations (id, account_id, key_id, request_id, amount, created_at, expires_at, instance_id)
+             select $2, account_id, key_id, $4, $3, $5, expires_at, instance_id from taken`,
+      values: [carve.leaseId, carve.id, carve.amount.toString(), carve.requestId, carve.createdAt],
+    });
+  } catch (error) {
+    // 23505: a concurrent run of the same carve committed first.
+    if ((error as { code?: unknown }).code !== '23505') throw error;
+  }
+  const found = await pool.query({ name: 'switchyard_reservation_exists', text: 'select 1 from reservations where id = $1', values: [carve.id] });
+  return found.rowCount === 1;
 }
