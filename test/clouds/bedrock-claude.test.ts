@@ -256,4 +256,12 @@ describe('Bedrock throttling', () => {
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('7');
   });
+
+  it('answers a throttle that named no delay with the Retry-After AWS\'s own clients imply (their first throttled retry waits up to a second)', async () => {
+    gateway.simulator.reset();
+    gateway.simulator.setFault({ match: { protocol: 'anthropic', model: 'anthropic.claude-only-v1:0' }, fault: { status: 429 } });
+    const error = await openai.chat.completions.create({ model: 'bedrock/throttled', messages: [{ role: 'user', content: 'hello' }] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('1');
+  });
 });

@@ -220,6 +220,8 @@ describe('Bedrock Converse through the official SDKs', () => {
   it('answers throttling as 429 once no other endpoint is left, and a refused request as 400', async () => {
     const throttled = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: '[[sim:status=429]] hi' }] }).catch((error: unknown) => error);
     expect(throttled).toMatchObject({ status: 429 });
+    // Bedrock names no delay; the client gets the one AWS's own clients imply.
+    expect((throttled as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('1');
     const invalid = await openai.chat.completions.create({ model: 'bedrock/nova', messages: [{ role: 'user', content: 'hi' }], seed: 7 }).catch((error: unknown) => error);
     expect(invalid).toMatchObject({ status: 400 });
     // JSON mode without a schema: Converse has none, so the endpoint refuses it by name.

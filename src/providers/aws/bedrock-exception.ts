@@ -1,4 +1,5 @@
 import { UpstreamError } from '../../errors/upstream-error.js';
+import { awsThrottlingRetryAfterSeconds } from '../shared/send-request.js';
 import type { EventStreamMessage } from './event-stream.js';
 
 /**
@@ -39,5 +40,6 @@ export function bedrockStreamException(providerId: string, message: EventStreamM
     code: type === 'modelTimeoutException' ? 'upstream_timeout' : undefined,
     message: `${providerId} stream error (${type}): ${text.slice(0, 500) || 'no error message'}`,
     body,
+    ...(type === 'throttlingException' && { retryAfterSeconds: awsThrottlingRetryAfterSeconds }),
   });
 }

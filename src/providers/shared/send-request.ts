@@ -123,9 +123,16 @@ export async function readUpstreamError(providerId: string, response: UpstreamRe
     status: response.statusCode,
     message: `${providerId} answered ${response.statusCode}${named}: ${extractErrorMessage(text)}`,
     body: text,
-    retryAfterSeconds: readRetryAfterSeconds(response.headers),
+    retryAfterSeconds: readRetryAfterSeconds(response.headers) ?? (named === ' (ThrottlingException)' ? awsThrottlingRetryAfterSeconds : undefined),
   });
 }
+
+/**
+ * Bedrock throttles without a Retry-After; AWS's own SDKs wait before a throttled call's first
+ * retry from a base of 500 ms (`THROTTLING_RETRY_DELAY_BASE` in @smithy/util-retry, doubled per
+ * attempt, jittered). A client told the whole second retries no sooner than AWS's clients would.
+ */
+export const awsThrottlingRetryAfterSeconds = 1;
 
 /**
  * When the provider says to retry: Azure's `retry-after-ms` or `x-ms-retry-after-ms`
