@@ -3,6 +3,7 @@ import { FinishReason, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatorAwsCredentials } from '../../src/simulator/aws-sigv4.js';
 import type { SimulatorProtocol } from '../../src/simulator/index.js';
 import { recording } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
@@ -10,7 +11,8 @@ import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulat
 /**
  * Recorded real answers of the clouds, replayed by the simulator's cloud routes (`play`): the
  * gateway reaches them on Azure's URLs with the `api-key` header (v1 API and deployment API) and
- * on Vertex's `publishers/...` URLs with a bearer token from the service account, and the
+ * on Vertex's `publishers/...` URLs with a bearer token from the service account, on Bedrock's
+ * InvokeModel URL signed with SigV4, and the
  * simulator checks both before it answers with the recording byte for byte. Every recording goes
  * to a client of each style (Chat Completions, Responses, Messages, Gemini), each read by its
  * official SDK; every style must see what the cloud said. Sources: SOURCES.md beside each file.
@@ -26,6 +28,9 @@ const serviceAccount = (url: string) =>
     token_uri: `${url}/google/token`,
   });
 
+process.env.SIM_RECORDED_AWS_ACCESS_KEY_ID = simulatorAwsCredentials.accessKeyId;
+process.env.SIM_RECORDED_AWS_SECRET_ACCESS_KEY = simulatorAwsCredentials.secretAccessKey;
+
 const model = (id: string, provider: string, upstream: string) =>
   `  - id: ${id}\n    name: "Recorded: ${id}"\n    context_length: 200000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n      - provider: ${provider}\n        model: ${upstream}\n        pricing: {prompt: 1, completion: 2}\n        supported_parameters: [max_tokens, temperature, tools, tool_choice, reasoning]\n        max_completion_tokens: 8000\n`;
 const catalogYaml = (url: string) => `
@@ -35,8 +40,9 @@ providers:
   - {id: azure-deployments, name: Azure deployments, api: openai, platform: {kind: azure, api_version: "2024-10-21"}, base_url: "${url}/azure/openai", api_key: sim-key}
   - {id: vertex-gemini, name: Vertex Gemini, api: gemini, platform: {kind: vertex, project: sim-project, location: global, service_account: '${serviceAccount(url)}'}, base_url: "${url}/vertex"}
   - {id: vertex-claude, name: Vertex Claude, api: anthropic, platform: {kind: vertex, project: sim-project, location: us-east5, service_account: '${serviceAccount(url)}'}, base_url: "${url}/vertex"}
+  - {id: bedrock-claude, name: Bedrock Claude, api: anthropic, platform: {kind: bedrock, region: us-east-1, access_key_id: "\${SIM_RECORDED_AWS_ACCESS_KEY_ID}", secret_access_key: "\${SIM_RECORDED_AWS_SECRET_ACCESS_KEY}"}, base_url: "${url}/bedrock"}
 models:
-${model('azure/v1', 'azure-v1', 'gpt-5-nano')}${model('azure/deployment', 'azure-deployments', 'my-deployment')}${model('vertex/gemini', 'vertex-gemini', 'gemini-2.5-flash')}${model('vertex/claude', 'vertex-claude', 'claude-sonnet-4-5@20250929')}`;
+${model('azure/v1', 'azure-v1', 'gpt-5-nano')}${model('azure/deployment', 'azure-deployments', 'my-deployment')}${model('vertex/gemini', 'vertex-gemini', 'gemini-2.5-flash')}${model('vertex/claude', 'vertex-claude', 'claude-sonnet-4-5@20250929')}${model('bedrock/claude', 'bedrock-claude', 'anthropic.claude-sonnet-4-5-20250929-v1:0')}`;
 
 interface Case {
   /** A recording in `src/providers/<file>` (see `recording`). */
@@ -62,6 +68,13 @@ const vertexClaude = (file: string): Case => ({
   path: () => '/vertex/v1/projects/sim-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5%4020250929:',
 });
 
+const bedrockClaude = (file: string): Case => ({
+  file,
+  models: ['bedrock/claude'],
+  protocol: 'anthropic',
+  path: () => `/bedrock/model/${encodeURIComponent('anthropic.claude-sonnet-4-5-20250929-v1:0')}/invoke`,
+});
+
 const cases: Case[] = [
   // Azure OpenAI (model router, gpt-5-nano): the opening chunk of prompt filter results and no choices, content_filter_results per chunk.
   azure('openai/azure-model-router.txt'),
@@ -78,6 +91,11 @@ const cases: Case[] = [
   vertexClaude('anthropic/recorded-thinking-stream.sse'),
   vertexClaude('anthropic/recorded-thinking-tool-use-response.json'),
   vertexClaude('anthropic/recorded-refusal-stream.sse'),
+  // Claude's InvokeModel answer on Bedrock is Anthropic's own Messages body (recorded from
+  // Anthropic's API; no public InvokeModel recording exists). Streams are Bedrock's binary frames
+  // around each event, so only whole answers are replayed here.
+  bedrockClaude('anthropic/recorded-text-response.json'),
+  bedrockClaude('anthropic/recorded-thinking-tool-use-response.json'),
 ];
 
 let gateway: SimulatedGateway;
@@ -163,8 +181,11 @@ describe.each(cases)('$file', ({ file, models, protocol, path }) => {
     const received = gateway.simulator.lastRequest(protocol)!;
     expect(received.path.startsWith(path(id))).toBe(true);
     if (protocol === 'openai') expect(received.headers['api-key']).toBe('sim-key');
+    else if (id.startsWith('bedrock/')) expect(received.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=/);
     else expect(received.headers.authorization).toMatch(/^Bearer ya29\.sim\./);
     expect(seen.text.length + seen.toolCalls.length + Number(seen.refused)).toBeGreaterThan(0);
+    // The recording answered, not the simulator's own reply.
+    expect(seen.text).not.toMatch(/^Simulated reply/);
     reference ??= seen;
     expect(seen.text.replace(/\s+/g, ' ')).toBe(reference.text.replace(/\s+/g, ' '));
     expect(seen.toolCalls).toEqual(reference.toolCalls);
