@@ -161,6 +161,9 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: options.logLevel,
+    // No load balancer follows /ready here: without a drain the process exits within stop()'s
+    // grace, so a --cpu-prof profile gets written (with the default 5 s drain it was SIGKILLed first).
+    SWITCHYARD_SHUTDOWN_DRAIN_MS: '0',
     SWITCHYARD_SHUTDOWN_GRACE_MS: '2000',
     ...options.env,
   }, join(options.directory, 'switchyard.log'));
