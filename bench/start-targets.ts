@@ -83,10 +83,12 @@ export function directTarget(simulator: RunningSimulator): RunningTarget {
   };
 }
 
-export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator): Promise<RunningTarget> {
+/** `connections`: the proxy's upstream pool size (default 256; the 2,000-stream memory run needs more). */
+export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator, connections = 256): Promise<RunningTarget> {
   const port = await findFreePort();
   const child = spawnChild('minimal proxy', process.execPath, [
     '--import', 'tsx', join(root, 'bench', 'minimal-proxy.ts'), '--upstream', simulator.url, '--host', '127.0.0.1', '--port', String(port),
+    '--connections', String(connections),
   ], { cwd: root, env: childEnvironment({}), ipc: true });
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/_sim/stats`, child, START_TIMEOUT_MS);
