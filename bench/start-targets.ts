@@ -56,8 +56,10 @@ const SIMULATOR_MODEL = 'gpt-sim';
 const ANTHROPIC_SIMULATOR_MODEL = 'claude-sim';
 const OPENAI_PATH = '/openai/v1/chat/completions';
 
-function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string): ManagedChild {
-  return spawnChild(name, process.execPath, args, { cwd: root, env: childEnvironment(env), logFile });
+/** `launcher`: a command that runs node, e.g. valgrind (`bench/count-instructions.ts`). */
+function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string, launcher: string[] = []): ManagedChild {
+  const [command, ...rest] = [...launcher, process.execPath, ...args];
+  return spawnChild(name, command, rest, { cwd: root, env: childEnvironment(env), logFile });
 }
 
 export async function startSimulatorProcess(root: string, settings: SimulatorSettings): Promise<RunningSimulator> {
@@ -107,6 +109,10 @@ export interface SwitchyardOptions {
   name?: TargetName;
   /** Messages to an anthropic-wire model instead of Chat Completions to an openai-wire one. */
   style?: 'chat' | 'messages';
+  /** A command prefix that runs node (valgrind …), for `bench/count-instructions.ts`. */
+  launcher?: string[];
+  /** How long to wait for /health (default 120 s). */
+  startTimeoutMs?: number;
 }
 
 /** One OpenAI-protocol provider at the simulator and one model on it, with prices. */
@@ -168,9 +174,9 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
     SWITCHYARD_SHUTDOWN_DRAIN_MS: '0',
     SWITCHYARD_SHUTDOWN_GRACE_MS: '2000',
     ...options.env,
-  }, join(options.directory, 'switchyard.log'));
+  }, join(options.directory, 'switchyard.log'), options.launcher);
   const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/health`, child, FIRST_START_TIMEOUT_MS);
+  await waitForHttp(`${origin}/health`, child, options.startTimeoutMs ?? FIRST_START_TIMEOUT_MS);
   const messages = options.style === 'messages';
   return {
     name: options.name ?? 'switchyard',
