@@ -21,18 +21,28 @@ async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'switchyard-edge-bench-'));
   // Slow streams: 1 token per second, long replies, so every stream stays open while measured.
   const simulator = await startSimulatorProcess(root, { latencyMs: 0, tokensPerSecond: 1, replyTokens: 600 });
-  // EDGE_TARGET=minimal measures the same streams through bench/minimal-proxy.ts: the floor of a
-  // Node proxy holding two sockets per stream.
-  const target =
-    process.env.EDGE_TARGET === 'minimal'
-      ? await startMinimalProxyTarget(root, simulator)
-      : await startSwitchyardTarget(root, simulator, { directory, logLevel: 'warn', env: { SWITCHYARD_MAX_STREAMS_PER_KEY: String(streams + 10) } });
+  // The same streams through bench/minimal-proxy.ts first (the floor of a Node proxy holding two
+  // sockets per stream, its pool as large as the streams), then through the gateway, one at a
+  // time; EDGE_TARGET=minimal or =switchyard measures one of them.
+  const which = process.env.EDGE_TARGET ? [process.env.EDGE_TARGET] : ['minimal', 'switchyard'];
+  const memory: Record<string, Awaited<ReturnType<typeof measureOpenStreams>>> = {};
+  let slowloris: Awaited<ReturnType<typeof measureSlowloris>> | null = null;
   try {
-    const memory = await measureOpenStreams(target.origin + (target.name === 'minimal' ? '/openai' : ''), target.headers, target.model, target.pid!);
-    const slowloris = process.env.EDGE_SKIP_SLOWLORIS || target.name === 'minimal' ? null : await measureSlowloris(target.origin, target.headers, target.model);
-    process.stdout.write(`${JSON.stringify({ streams: memory, slowloris }, null, 2)}\n`);
+    for (const name of which) {
+      const target =
+        name === 'minimal'
+          ? await startMinimalProxyTarget(root, simulator, streams + 10)
+          : await startSwitchyardTarget(root, simulator, { directory, logLevel: 'warn', env: { SWITCHYARD_MAX_STREAMS_PER_KEY: String(streams + 10) } });
+      try {
+        memory[name] = await measureOpenStreams(target.origin + (name === 'minimal' ? '/openai' : ''), target.headers, target.model, target.pid!);
+        if (name !== 'minimal' && !process.env.EDGE_SKIP_SLOWLORIS) slowloris = await measureSlowloris(target.origin, target.headers, target.model);
+      } finally {
+        await target.stop();
+      }
+    }
+    const ratio = memory.minimal && memory.switchyard ? { gatewayOverFloor: round(memory.switchyard.addedMb / Math.max(memory.minimal.addedMb, 0.1), 2) } : {};
+    process.stdout.write(`${JSON.stringify({ streams: { ...memory, ...ratio }, slowloris }, null, 2)}\n`);
   } finally {
-    await target.stop();
     await simulator.stop();
     await rm(directory, { recursive: true, force: true });
   }
@@ -59,7 +69,7 @@ async function measureOpenStreams(origin: string, headers: Record<string, string
   await sleep(2_000);
   const after = readMemory(pid)!.rssMb;
 
-  return { opened, rssBeforeMb: before, rssWithAllOpenMb: during, rssAfterCloseMb: after, perStreamKb: round(((during - before) * 1024) / Math.max(opened, 1), 1) };
+  return { opened, rssBeforeMb: before, rssWithAllOpenMb: during, rssAfterCloseMb: after, addedMb: round(during - before, 1), perStreamKb: round(((during - before) * 1024) / Math.max(opened, 1), 1) };
 }
 
 function call(agent: Agent, origin: string, headers: Record<string, string>, model: string, stream: boolean) {

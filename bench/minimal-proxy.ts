@@ -9,7 +9,7 @@
 // the pool chunked and piped the answer through without reading it: it did less work than any
 // gateway can, and yet cost ~4× this one's CPU per request, mostly for the chunked upload.
 //
-//   node --import tsx bench/minimal-proxy.ts --upstream http://127.0.0.1:9090 [--port 8081]
+//   node --import tsx bench/minimal-proxy.ts --upstream http://127.0.0.1:9090 [--port 8081] [--connections 256]
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -132,10 +132,15 @@ function withoutHopByHop(headers: Record<string, string | string[] | undefined>)
 
 async function runFromCli(): Promise<void> {
   const { values } = parseArgs({
-    options: { upstream: { type: 'string' }, port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' } },
+    options: {
+      upstream: { type: 'string' },
+      port: { type: 'string', default: '0' },
+      host: { type: 'string', default: '127.0.0.1' },
+      connections: { type: 'string', default: '256' },
+    },
   });
   if (!values.upstream) throw new Error('--upstream URL is required');
-  const proxy = await startMinimalProxy({ upstream: values.upstream, host: values.host, port: Number(values.port) });
+  const proxy = await startMinimalProxy({ upstream: values.upstream, host: values.host, port: Number(values.port), connections: Number(values.connections) });
   process.stdout.write(`minimal proxy listening on ${proxy.url}\n`);
   const stop = () => void proxy.close().finally(() => process.exit(0));
   process.once('SIGTERM', stop);

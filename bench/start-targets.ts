@@ -56,8 +56,10 @@ const SIMULATOR_MODEL = 'gpt-sim';
 const ANTHROPIC_SIMULATOR_MODEL = 'claude-sim';
 const OPENAI_PATH = '/openai/v1/chat/completions';
 
-function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string): ManagedChild {
-  return spawnChild(name, process.execPath, args, { cwd: root, env: childEnvironment(env), logFile });
+/** `launcher`: a command that runs node, e.g. valgrind (`bench/count-instructions.ts`). */
+function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string, launcher: string[] = []): ManagedChild {
+  const [command, ...rest] = [...launcher, process.execPath, ...args];
+  return spawnChild(name, command, rest, { cwd: root, env: childEnvironment(env), logFile });
 }
 
 export async function startSimulatorProcess(root: string, settings: SimulatorSettings): Promise<RunningSimulator> {
@@ -83,10 +85,12 @@ export function directTarget(simulator: RunningSimulator): RunningTarget {
   };
 }
 
-export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator): Promise<RunningTarget> {
+/** `connections`: the proxy's upstream pool size (default 256; the 2,000-stream memory run needs more). */
+export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator, connections = 256): Promise<RunningTarget> {
   const port = await findFreePort();
   const child = spawnChild('minimal proxy', process.execPath, [
     '--import', 'tsx', join(root, 'bench', 'minimal-proxy.ts'), '--upstream', simulator.url, '--host', '127.0.0.1', '--port', String(port),
+    '--connections', String(connections),
   ], { cwd: root, env: childEnvironment({}), ipc: true });
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/_sim/stats`, child, START_TIMEOUT_MS);
@@ -105,6 +109,10 @@ export interface SwitchyardOptions {
   name?: TargetName;
   /** Messages to an anthropic-wire model instead of Chat Completions to an openai-wire one. */
   style?: 'chat' | 'messages';
+  /** A command prefix that runs node (valgrind …), for `bench/count-instructions.ts`. */
+  launcher?: string[];
+  /** How long to wait for /health (default 120 s). */
+  startTimeoutMs?: number;
 }
 
 /** One OpenAI-protocol provider at the simulator and one model on it, with prices. */
@@ -161,11 +169,14 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: options.logLevel,
+    // No load balancer follows /ready here: without a drain the process exits within stop()'s
+    // grace, so a --cpu-prof profile gets written (with the default 5 s drain it was SIGKILLed first).
+    SWITCHYARD_SHUTDOWN_DRAIN_MS: '0',
     SWITCHYARD_SHUTDOWN_GRACE_MS: '2000',
     ...options.env,
-  }, join(options.directory, 'switchyard.log'));
+  }, join(options.directory, 'switchyard.log'), options.launcher);
   const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/health`, child, FIRST_START_TIMEOUT_MS);
+  await waitForHttp(`${origin}/health`, child, options.startTimeoutMs ?? FIRST_START_TIMEOUT_MS);
   const messages = options.style === 'messages';
   return {
     name: options.name ?? 'switchyard',

@@ -18,7 +18,8 @@ export class EventLoopMonitor {
   private maxDelayMs = 0;
   private maxBusyMicros = 0;
   private lastAt = performance.now();
-  private lastCpu = process.cpuUsage();
+  /** Process CPU (user + system, µs) at the previous tick: one `getrusage` per tick, not two. */
+  private lastCpuMicros = cpuMicros();
 
   constructor() {
     setInterval(() => this.tick(), periodMs).unref();
@@ -35,12 +36,17 @@ export class EventLoopMonitor {
 
   private tick(): void {
     const now = performance.now();
-    const cpu = process.cpuUsage(this.lastCpu);
+    const cpu = cpuMicros();
     this.maxDelayMs = Math.max(this.maxDelayMs, now - this.lastAt - periodMs);
-    this.maxBusyMicros = Math.max(this.maxBusyMicros, cpu.user + cpu.system);
+    this.maxBusyMicros = Math.max(this.maxBusyMicros, cpu - this.lastCpuMicros);
     this.lastAt = now;
-    this.lastCpu = process.cpuUsage();
+    this.lastCpuMicros = cpu;
   }
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 let shared: EventLoopMonitor | undefined;

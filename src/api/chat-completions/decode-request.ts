@@ -37,8 +37,11 @@ const neutralValues: Record<string, { neutral: (value: unknown) => boolean; why:
  * `parameters` under its canonical name and the field name the client used.
  */
 export function decodeChatCompletionsRequest(body: Record<string, unknown>): DecodedTextCall {
-  for (const [field, value] of Object.entries(body)) {
+  // for…in rather than Object.entries: a parsed body has only own fields, and entries() went
+  // through V8's runtime on every request.
+  for (const field in body) {
     if (!knownFields.has(field)) throw unsupportedParameter(field);
+    const value = body[field];
     const refused = neutralValues[field];
     if (refused && !isAbsent(value) && !refused.neutral(value)) throw unsupportedParameter(field, refused.why);
   }

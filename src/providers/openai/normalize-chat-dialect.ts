@@ -105,7 +105,10 @@ export function createChatChunkNormalizer(): ChatChunkNormalizer {
       const choices = asArray(chunk.choices);
       if (choices.length > 0 && chunk.usage !== undefined) {
         if (chunk.usage !== null) usage = chunk.usage;
-        delete chunk.usage;
+        // Left out of the frame as `delete` would, which JSON.stringify does for undefined; a
+        // delete of a property that is not the object's last (OpenAI's `usage: null` in every
+        // chunk) turned each chunk into a slow dictionary object, re-serialized slowly.
+        chunk.usage = undefined;
       } else if (chunk.usage !== undefined && chunk.usage !== null) {
         usage = chunk.usage;
       }
@@ -151,7 +154,8 @@ function officialFinishReason(reason: unknown): string | null {
 /** A message or delta's text and reasoning in OpenAI's and OpenRouter's fields. */
 function normalizeText(message: JsonRecord): void {
   let reasoning = asString(message.reasoning_content) || asString(message.reasoning) || '';
-  delete message.reasoning_content;
+  // Only when present: a delete is a call into V8's runtime even for a missing property.
+  if (message.reasoning_content !== undefined) delete message.reasoning_content;
   if (Array.isArray(message.content)) {
     let text = '';
     for (const item of message.content) {

@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher, type FormData } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher, type FormData } from 'undici';
 import type { ProviderAuth, ProviderConfig } from '../../config/types.js';
 import { signAwsRequest } from '../aws/sign-request.js';
 import type { Logger } from 'pino';
@@ -65,11 +65,15 @@ export async function sendRequest(
   const release = slots ? await slots.acquire(context.signal) : undefined;
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, {
+    // Straight to the dispatcher, as undici's `request(url, options)` does after copying the
+    // options into a new object with the origin and path: one object of one shape per call.
+    const target = new URL(url);
+    response = await context.dispatcher.request({
+      origin: target.origin,
+      path: target.search ? `${target.pathname}${target.search}` : target.pathname,
       method: init.method,
       headers,
       body: init.body,
-      dispatcher: context.dispatcher,
       signal: context.signal,
       headersTimeout: provider.timeouts.firstByteMs,
       bodyTimeout: provider.timeouts.idleMs,
