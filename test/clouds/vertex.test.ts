@@ -186,8 +186,10 @@ describe('Vertex AI service-account tokens', () => {
   });
 
   it('under steady concurrent load, renews the token once while requests are in flight, and none fails', async () => {
+    // A longer life than above: the second token is renewed 4.5 s after it is issued, far beyond
+    // the three answers per client this waits for, however busy the machine.
     const fresh = await startSimulatedGateway({
-      simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem, googleTokenLifetimeSeconds: lifetimeSeconds },
+      simulator: { apiKey: 'sim-key', googleServiceAccountPublicKey: publicPem, googleTokenLifetimeSeconds: 6 },
       catalogYaml,
     });
     try {
