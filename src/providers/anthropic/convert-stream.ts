@@ -2,8 +2,7 @@ import type { Citation } from '../../core/content.js';
 import type { StreamPart } from '../../core/stream-part.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import type { SseEvent } from '../shared/parse-sse.js';
-import { toUpstreamError } from '../shared/send-request.js';
-import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
+import { driveEventHandler, toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { mapAnthropicCitation, mapAnthropicCitations, mapSearchResults } from './map-citation.js';
 import { mapAnthropicStreamError } from './map-error.js';
 import { mapAnthropicFinishReason } from './map-finish-reason.js';
@@ -18,34 +17,8 @@ import { asObjects } from '../shared/lenient-json.js';
  * ignored, so that the body ends cleanly and its connection can go back to the pool; closing
  * this generator early closes `events` (and with it the upstream body).
  */
-export async function* convertAnthropicStream(events: AsyncIterable<SseEvent>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
-  const { providerId } = options;
-  const handle = createAnthropicEventHandler(options);
-  const iterator = events[Symbol.asyncIterator]();
-  let ended = false;
-  try {
-    while (true) {
-      let next: IteratorResult<SseEvent>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        if (!ended) yield toErrorPart(toUpstreamError(providerId, error), options);
-        return;
-      }
-      if (next.done) break;
-      if (ended) continue;
-      for (const part of handle(next.value)) {
-        ended = part.type === 'finish' || part.type === 'error';
-        yield part;
-        if (ended) break;
-      }
-    }
-    if (!ended) {
-      yield toErrorPart(createProtocolError(providerId, 'stream ended before message_stop'), options);
-    }
-  } finally {
-    await iterator.return?.();
-  }
+export function convertAnthropicStream(events: AsyncIterable<SseEvent>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
+  return driveEventHandler(events, createAnthropicEventHandler(options), () => toErrorPart(createProtocolError(options.providerId, 'stream ended before message_stop'), options), options);
 }
 
 interface ToolBlock {

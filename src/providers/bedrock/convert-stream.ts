@@ -3,8 +3,7 @@ import { bedrockStreamException } from '../aws/bedrock-exception.js';
 import type { EventStreamMessage } from '../aws/event-stream.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { asRecord } from '../shared/lenient-json.js';
-import { toUpstreamError } from '../shared/send-request.js';
-import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
+import { driveEventHandler, toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
 import { mapConverseFinishReason, readStopSequence } from './map-finish-reason.js';
 import { mapConverseUsage } from './map-usage.js';
 import type { ConverseStreamPayloads, ConverseUsage } from './wire-types.js';
@@ -16,32 +15,9 @@ import type { ConverseStreamPayloads, ConverseUsage } from './wire-types.js';
  * the `finish` part goes out once both are in, or when the body ends after `messageStop`. A stream
  * without `messageStop` ended early: an error.
  */
-export async function* convertConverseStream(messages: AsyncIterable<EventStreamMessage>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
-  const { providerId } = options;
+export function convertConverseStream(messages: AsyncIterable<EventStreamMessage>, options: StreamConverterOptions): AsyncGenerator<StreamPart> {
   const handle = createConverseEventHandler(options);
-  const iterator = messages[Symbol.asyncIterator]();
-  let ended = false;
-  try {
-    while (true) {
-      let next: IteratorResult<EventStreamMessage>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        if (!ended) yield toErrorPart(toUpstreamError(providerId, error), options);
-        return;
-      }
-      if (next.done) break;
-      if (ended) continue;
-      for (const part of handle.read(next.value)) {
-        ended = part.type === 'finish' || part.type === 'error';
-        yield part;
-        if (ended) break;
-      }
-    }
-    if (!ended) yield handle.end() ?? toErrorPart(createProtocolError(providerId, 'stream ended before messageStop'), options);
-  } finally {
-    await iterator.return?.();
-  }
+  return driveEventHandler(messages, (message) => handle.read(message), () => handle.end() ?? toErrorPart(createProtocolError(options.providerId, 'stream ended before messageStop'), options), options);
 }
 
 const decoder = new TextDecoder();

@@ -1,5 +1,6 @@
 import type { StreamPart } from '../../core/stream-part.js';
 import { toStreamError, type UpstreamError } from '../../errors/upstream-error.js';
+import { toUpstreamError } from './send-request.js';
 
 /**
  * What every protocol's `convert-stream.ts` takes besides its events. A converter builds each
@@ -20,4 +21,42 @@ export type StreamConverter = (body: AsyncIterable<Uint8Array | string>, options
 export function toErrorPart(error: UpstreamError, options: StreamConverterOptions): StreamPart {
   options.onUpstreamError?.(error);
   return { type: 'error', error: toStreamError(error) };
+}
+
+/**
+ * Drives a protocol's event handler over its events: yields each part until the one `finish` or
+ * `error` part, then reads the rest of the body without converting it (so its connection can go
+ * back to the pool); a failed read is the stream's error part; a body that ends first gets
+ * `end()` (a finish the handler can still give, or a protocol error). Closing the generator
+ * early closes `events`, and with it the upstream body.
+ */
+export async function* driveEventHandler<Event>(
+  events: AsyncIterable<Event>,
+  handle: (event: Event) => Iterable<StreamPart>,
+  end: () => StreamPart,
+  options: StreamConverterOptions,
+): AsyncGenerator<StreamPart> {
+  const iterator = events[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    while (true) {
+      let next: IteratorResult<Event>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        if (!ended) yield toErrorPart(toUpstreamError(options.providerId, error), options);
+        return;
+      }
+      if (next.done) break;
+      if (ended) continue;
+      for (const part of handle(next.value)) {
+        ended = part.type === 'finish' || part.type === 'error';
+        yield part;
+        if (ended) break;
+      }
+    }
+    if (!ended) yield end();
+  } finally {
+    await iterator.return?.();
+  }
 }
