@@ -119,6 +119,14 @@ describe('Responses WebSocket mode', () => {
     }
     expect(byResponse[2].some((event) => event.type === 'response.function_call_arguments.delta')).toBe(true);
 
+    // Each response's time to first token is measured like an SSE one's: one over the socket,
+    // one over SSE, per model.
+    const metrics = await (await sendJson(gateway, gateway.test.adminToken, 'GET', '/metrics')).text();
+    for (const { model } of inputs) {
+      const line = metrics.split('\n').find((sample) => sample.startsWith('switchyard_time_to_first_token_seconds_count{') && sample.includes(`model="${model}"`));
+      expect(Number(line?.split(' ').at(-1))).toBe(2);
+    }
+
     // Each response was logged and charged like an HTTP one.
     await gateway.test.context.requestLog.flush();
     for (const events of byResponse) {

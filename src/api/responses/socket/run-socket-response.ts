@@ -38,6 +38,7 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
   if (generate !== undefined && typeof generate !== 'boolean') throw invalidRequest("'generate' must be a boolean", 'generate');
   if (generate === false) return warmUp(context, input, request);
   const body = { ...request, stream: true };
+  const startedAt = performance.now();
   const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/responses', body });
   const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
   let outcome: TextGenerationOutcome;
@@ -60,6 +61,8 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
   }
   const meta: ResponseMeta = { id: requestId, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
   if (!outcome.stream || outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
+  // A stream resolves only once its first part arrived (see generateText): now is the first token.
+  context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, (performance.now() - startedAt) / 1000);
   try {
     for await (const event of encodeResponsesEvents(outcome.parts, meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
       if (input.signal.aborted) break;
