@@ -3,17 +3,15 @@ import { FinishReason, GoogleGenAI, Type, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { cloudEndpoint, cloudModel, weatherTool } from './cloud-catalog.js';
 
 /**
  * Azure OpenAI as a provider kind (`api: openai` with `platform: {kind: azure}`), through the
  * simulator's Azure routes, which take only the `api-key` header and answer with Azure's content
  * filter annotations: the v1 API and the deployment API, from every client style's official SDK.
  */
-const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice]';
-const endpoint = (provider: string, model: string) =>
-  `      - provider: ${provider}\n        model: ${model}\n        pricing: {prompt: 1, completion: 2}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
-const model = (id: string, endpoints: string) =>
-  `  - id: ${id}\n    name: "Azure: ${id}"\n    context_length: 32000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n${endpoints}`;
+const endpoint = (provider: string, upstream: string) => cloudEndpoint(provider, upstream);
+const model = (id: string, endpoints: string) => cloudModel(id, 'Azure', endpoints);
 const catalogYaml = (url: string) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
@@ -21,12 +19,6 @@ providers:
   - {id: azure-deployments, name: Azure deployments, api: openai, platform: {kind: azure, api_version: "2024-10-21"}, base_url: "${url}/azure/openai", api_key: sim-key}
 models:
 ${model('azure/v1-model', endpoint('azure-v1', 'gpt-4o-azure'))}${model('azure/deployment-model', endpoint('azure-deployments', 'my-gpt-deployment'))}`;
-
-const weatherTool = {
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
 
 let gateway: SimulatedGateway;
 let openai: OpenAI;

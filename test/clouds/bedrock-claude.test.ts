@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { cloudEndpoint, cloudModel, weatherTool } from './cloud-catalog.js';
 
 /**
  * Claude on AWS Bedrock as a provider kind (`api: anthropic` with `platform: {kind: bedrock}`),
@@ -21,10 +22,8 @@ const env = {
 };
 Object.assign(process.env, env);
 
-const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice]';
-const endpoint = (provider: string, upstream: string) =>
-  `      - provider: ${provider}\n        model: ${upstream}\n        pricing: {prompt: 3, completion: 15}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
-const model = (id: string, endpoints: string) => `  - id: ${id}\n    name: "Bedrock: ${id}"\n    context_length: 200000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n${endpoints}`;
+const endpoint = (provider: string, upstream: string) => cloudEndpoint(provider, upstream, { pricing: '{prompt: 3, completion: 15}' });
+const model = (id: string, endpoints: string) => cloudModel(id, 'Bedrock', endpoints, { contextLength: 200000 });
 const catalogYaml = (url: string) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
@@ -36,12 +35,6 @@ ${model('bedrock/claude', endpoint('bedrock-keys', 'anthropic.claude-sonnet-4-5-
   'bedrock/failover',
   endpoint('bedrock-keys', 'anthropic.claude-throttled-v1:0') + endpoint('bedrock-session', 'anthropic.claude-backup-v1:0'),
 )}${model('bedrock/throttled', endpoint('bedrock-keys', 'anthropic.claude-only-v1:0'))}`;
-
-const weatherTool = {
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
 
 let gateway: SimulatedGateway;
 let openai: OpenAI;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
 import { eventStreamOf, readFixture } from '../../src/providers/bedrock/__fixtures__/read-fixture.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { cloudEndpoint, cloudModel, weatherTool } from './cloud-catalog.js';
 
 /**
  * AWS Bedrock's Converse API as a provider kind (`api: bedrock`): the official SDKs of all four
@@ -19,7 +20,7 @@ import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulat
  */
 const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice, reasoning, response_format]';
 const model = (id: string, provider: string, upstream: string, pricing = '{prompt: 1, completion: 2}') =>
-  `  - id: ${id}\n    name: "Bedrock: ${id}"\n    context_length: 32000\n    modalities: {input: [text, image], output: [text]}\n    endpoints:\n      - provider: ${provider}\n        model: ${upstream}\n        pricing: ${pricing}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
+  cloudModel(id, 'Bedrock', cloudEndpoint(provider, upstream, { pricing, parameters }), { input: '[text, image]' });
 const catalogYaml = (url: string) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
@@ -31,12 +32,6 @@ models:
 ${model('bedrock/nova', 'bedrock-key', 'amazon.nova-pro-v1:0')}${model('bedrock/llama', 'bedrock-sigv4', 'meta.llama3-3-70b-instruct-v1:0')}${model('bedrock/mistral', 'bedrock-session', 'mistral.mistral-large-2407-v1:0')}${model('bedrock/forged', 'bedrock-forged', 'amazon.nova-lite-v1:0')}${model('bedrock/claude', 'bedrock-key', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')}`;
 const long = simulatorAwsCredentials;
 const session = simulatorAwsSessionCredentials;
-
-const weatherTool = {
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
 
 describe('Bedrock Converse through the official SDKs', () => {
   const spans = new InMemorySpanExporter();

@@ -7,6 +7,7 @@ import { simulatorAwsCredentials } from '../../src/simulator/aws-sigv4.js';
 import type { SimulatorProtocol } from '../../src/simulator/index.js';
 import { recording } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { cloudEndpoint, cloudModel } from './cloud-catalog.js';
 
 /**
  * Recorded real answers of the clouds, replayed by the simulator's cloud routes (`play`): the
@@ -32,7 +33,7 @@ process.env.SIM_RECORDED_AWS_ACCESS_KEY_ID = simulatorAwsCredentials.accessKeyId
 process.env.SIM_RECORDED_AWS_SECRET_ACCESS_KEY = simulatorAwsCredentials.secretAccessKey;
 
 const model = (id: string, provider: string, upstream: string) =>
-  `  - id: ${id}\n    name: "Recorded: ${id}"\n    context_length: 200000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n      - provider: ${provider}\n        model: ${upstream}\n        pricing: {prompt: 1, completion: 2}\n        supported_parameters: [max_tokens, temperature, tools, tool_choice, reasoning]\n        max_completion_tokens: 8000\n`;
+  cloudModel(id, 'Recorded', cloudEndpoint(provider, upstream, { parameters: '[max_tokens, temperature, tools, tool_choice, reasoning]', maxCompletionTokens: 8000 }), { contextLength: 200000 });
 const catalogYaml = (url: string) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { cloudEndpoint, cloudModel, weatherTool } from './cloud-catalog.js';
 
 /**
  * Google Vertex AI as a provider kind (`platform: {kind: vertex}` on `api: gemini` and
@@ -26,9 +27,7 @@ const serviceAccount = (simulatorUrl: string) =>
     token_uri: `${simulatorUrl}/google/token`,
   });
 
-const parameters = '[max_tokens, temperature, top_p, stop, tools, tool_choice]';
-const model = (id: string, provider: string, upstream: string) =>
-  `  - id: ${id}\n    name: "Vertex: ${id}"\n    context_length: 32000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n      - provider: ${provider}\n        model: ${upstream}\n        pricing: {prompt: 1, completion: 2}\n        supported_parameters: ${parameters}\n        max_completion_tokens: 1000\n`;
+const model = (id: string, provider: string, upstream: string) => cloudModel(id, 'Vertex', cloudEndpoint(provider, upstream));
 const catalogYaml = (url: string) => `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
@@ -37,12 +36,6 @@ providers:
   - {id: vertex-express, name: Vertex express, api: gemini, platform: {kind: vertex, project: sim-project, location: global}, base_url: "${url}/vertex", api_key: sim-key}
 models:
 ${model('vertex/gemini', 'vertex-gemini', 'gemini-2.5-flash')}${model('vertex/claude', 'vertex-claude', 'claude-sonnet-4-5@20250929')}${model('vertex/gemini-key', 'vertex-express', 'gemini-2.5-flash-lite')}`;
-
-const weatherTool = {
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
 
 describe('Vertex AI through the official SDKs', () => {
   let gateway: SimulatedGateway;

@@ -120,14 +120,15 @@ export async function readUpstreamError(providerId: string, response: UpstreamRe
     // The body is only for the message; a broken one still leaves the status to act on.
   }
   // AWS names the error in a header (`ThrottlingException:http://…`), its body says only `{message}`.
-  const awsType = response.headers['x-amzn-errortype'];
-  const named = typeof awsType === 'string' && awsType !== '' ? ` (${awsType.split(':')[0]})` : '';
+  const header = response.headers['x-amzn-errortype'];
+  const awsType = typeof header === 'string' && header !== '' ? header.split(':')[0] : undefined;
+  const named = awsType ? ` (${awsType})` : '';
   return new UpstreamError({
     provider: providerId,
     status: response.statusCode,
     message: `${providerId} answered ${response.statusCode}${named}: ${extractErrorMessage(text)}`,
     body: text,
-    retryAfterSeconds: readRetryAfterSeconds(response.headers) ?? (named === ' (ThrottlingException)' ? awsThrottlingRetryAfterSeconds : undefined),
+    retryAfterSeconds: readRetryAfterSeconds(response.headers) ?? (awsType === 'ThrottlingException' ? awsThrottlingRetryAfterSeconds : undefined),
   });
 }
 
