@@ -69,7 +69,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
         instanceTimeoutMs: options.instanceTimeoutMs ?? 15_000,
         books: requestLog,
         settleWaitMs: options.settleWaitMs,
-        leases: options.leases === false ? undefined : (options.leases ?? readLeaseConfig(store.dialect)),
+        leases: options.leases === false ? undefined : (options.leases ?? readLeaseConfig()),
         onFenced: () => logger.warn({ instanceId }, 'this instance was declared dead by another (paused or cut off past the instance timeout); registered again'),
       },
     ),

@@ -1,7 +1,8 @@
 import type { AppContext } from '../app-context.js';
 import { releaseOnce } from './reserve-funds.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
-import { carveFromLease, growLease, shrinkLease } from '../store/repositories/leases.js';
+import { carveFromLease, growLease, shrinkLease, sqliteLeaseStatements, type GrowLease } from '../store/repositories/leases.js';
+import type SqliteDatabase from 'better-sqlite3';
 
 export interface LeaseOptions {
   instanceId: string;
@@ -136,8 +137,7 @@ export class FundLeases {
     const minimum = amount * minRequests;
     const existing = this.opened.has(lease.id);
     let failed = false;
-    const granted = await growLease(
-      this.context.store.db,
+    const granted = await this.growRow(
       {
         id: lease.id,
         accountId: lease.accountId,
@@ -186,8 +186,17 @@ export class FundLeases {
     const amount = lease.remaining;
     if (amount <= 0n || !this.opened.has(lease.id)) return;
     lease.remaining = 0n;
-    const returned = await shrinkLease(this.context.store.db, lease.id, amount).catch(() => false);
+    const database = this.context.store.sqlite;
+    const shrunk = database ? whenIdle(database).then(() => sqliteLeaseStatements(database).shrink(lease.id, amount)) : shrinkLease(this.context.store.db, lease.id, amount);
+    const returned = await shrunk.catch(() => false);
     if (!returned) lease.remaining += amount;
+  }
+
+  /** A grant: one Kysely transaction on PostgreSQL, one synchronous one on SQLite. */
+  private growRow(grant: GrowLease, existing: boolean): Promise<bigint | null> {
+    const database = this.context.store.sqlite;
+    if (!database) return growLease(this.context.store.db, grant, existing);
+    return whenIdle(database).then(() => sqliteLeaseStatements(database).grow(grant, existing));
   }
 
   private drop(lease: Lease): void {
@@ -262,10 +271,11 @@ export class FundLeases {
    * new one. Answers false when the lease row was gone (swept) and nothing moved.
    */
   async carve(leaseId: string, reservationId: string, requestId: string, amount: bigint): Promise<boolean> {
-    const pool = this.context.store.pool!;
+    const { pool, sqlite } = this.context.store;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const moved = await carveFromLease(pool, { leaseId, id: reservationId, requestId, amount, createdAt: this.context.clock.now().toISOString() });
+        const carve = { leaseId, id: reservationId, requestId, amount, createdAt: this.context.clock.now().toISOString() };
+        const moved = sqlite ? await whenIdle(sqlite).then(() => sqliteLeaseStatements(sqlite).carve(carve)) : await carveFromLease(pool!, carve);
         // The lease row no longer holds it either way: the request's own row does, or nothing.
         this.settled(leaseId, amount);
         return moved;
@@ -279,4 +289,12 @@ export class FundLeases {
       }
     }
   }
+}
+
+/**
+ * SQLite: resolves once no Kysely transaction holds the one connection across awaits (the task
+ * engine's); a statement run before would join it.
+ */
+async function whenIdle(database: SqliteDatabase.Database): Promise<void> {
+  while (database.inTransaction) await new Promise((resolve) => setImmediate(resolve));
 }

@@ -13,7 +13,7 @@ const bin = switchyardBin;
 afterAll(killSpawnedServers);
 
 describe('crash recovery', () => {
-  it('after kill -9 during a burst, a restart leaves no reservation open and balance = credits − charges', async () => {
+  it('after kill -9 during a burst, a restart leaves no reservation (nor lease) open and balance = credits − charges', async () => {
     const simulator = await startSimulator({ latencyMs: 400 });
     const directory = mkdtempSync(join(tmpdir(), 'switchyard-crash-'));
     const configPath = join(directory, 'switchyard.yaml');
@@ -38,6 +38,8 @@ describe('crash recovery', () => {
       try {
         const held = await store.db.selectFrom('reservations').select('id').execute();
         expect(held.length).toBeGreaterThan(0);
+        // Leases (on by default, docs/leases.md): the dead process's lease row, holding its requests in flight, comes back too.
+        expect(held.some((row) => row.id.startsWith('lse_'))).toBe(true);
 
         const second = await spawnServer(env);
         let open = held.length;

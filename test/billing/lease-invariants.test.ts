@@ -8,32 +8,31 @@ import { GatewayError } from '../../src/errors/gateway-error.js';
 import { createId } from '../../src/core/ids.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
+import { testDatabases } from '../helpers/test-databases.js';
 
 /**
  * The lease invariants of docs/leases.md, on two ledgers (two instances) sharing one real
- * PostgreSQL database: reservations that race each other and their leases' top-ups never take
- * the balance or the key's limit below zero, never hand out more than a lease row holds, and
- * leave the books exact once settled and returned.
+ * database (PostgreSQL, and SQLite, where leases are on by default too): reservations that race
+ * each other and their leases' top-ups never take the balance or the key's limit below zero,
+ * never hand out more than a lease row holds, and leave the books exact once settled and returned.
  */
-const postgresUrl = process.env.TEST_DATABASE_URL;
-if (!postgresUrl) process.stdout.write('PostgreSQL lease invariant tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
-
 const leases = { maxGrantNano: 1_000_000_000n, shareDivisor: 8n, minRequests: 16n, exactForMs: 2_000, idleMs: 30_000 };
 
-describe.skipIf(!postgresUrl)('lease invariants on PostgreSQL', () => {
+for (const database of testDatabases()) describe(`lease invariants on ${database.name}`, () => {
   let test: TestStore;
   const context = () => ({ store: test.store, clock: systemClock, createId });
   beforeAll(async () => {
-    test = await openTestStore({ name: 'postgres', url: postgresUrl! });
+    test = await openTestStore(database);
   });
   afterAll(async () => test?.close());
 
   async function money(accountId: string, keyId: string) {
-    const row = await sql<{ free: string; reserved: string; usage: string; key_free: string; held: string | null; leases: string }>`
-      select (a.total_credits - a.total_usage - a.reserved)::text as free, a.reserved::text as reserved, a.total_usage::text as usage,
-        (k.spend_limit - k.usage - k.reserved)::text as key_free,
-        (select sum(amount) from reservations where account_id = a.id)::text as held,
-        (select count(*) from reservations where account_id = a.id and id like 'lse%')::text as leases
+    // PostgreSQL answers these as text, SQLite as bigint: both convert exactly.
+    const row = await sql<{ free: string | bigint; reserved: string | bigint; usage: string | bigint; key_free: string | bigint; held: string | bigint | null; leases: string | bigint }>`
+      select a.total_credits - a.total_usage - a.reserved as free, a.reserved as reserved, a.total_usage as usage,
+        k.spend_limit - k.usage - k.reserved as key_free,
+        (select sum(amount) from reservations where account_id = a.id) as held,
+        (select count(*) from reservations where account_id = a.id and id like 'lse%') as leases
       from accounts a join api_keys k on k.account_id = a.id where a.id = ${accountId} and k.id = ${keyId}`.execute(test.store.db);
     const [one] = row.rows;
     return { free: BigInt(one.free), reserved: BigInt(one.reserved), usage: BigInt(one.usage), keyFree: BigInt(one.key_free), held: BigInt(one.held ?? 0), leases: Number(one.leases) };

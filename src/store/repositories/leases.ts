@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import type { Database } from '../database.js';
 import { toBigInt } from '../convert.js';
@@ -112,4 +113,76 @@ export async function carveFromLease(pool: pg.Pool, carve: { leaseId: string; id
   }
   const found = await pool.query({ name: 'switchyard_reservation_exists', text: 'select 1 from reservations where id = $1', values: [carve.id] });
   return found.rowCount === 1;
+}
+
+/** The lease statements on SQLite: prepared once, each a synchronous immediate transaction. */
+export interface SqliteLeaseStatements {
+  /** As `growLease`. */
+  grow(lease: GrowLease, existing: boolean): bigint | null;
+  /** As `shrinkLease`. */
+  shrink(id: string, amount: bigint): boolean;
+  /** As `carveFromLease`. */
+  carve(carve: { leaseId: string; id: string; requestId: string; amount: bigint; createdAt: string }): boolean;
+}
+
+const sqliteStatements = new WeakMap<SqliteDatabase.Database, SqliteLeaseStatements>();
+
+/**
+ * The lease statements for SQLite's one connection, as `growLease`, `shrinkLease` and
+ * `carveFromLease` do on PostgreSQL. No row locks: the immediate transaction holds the database's
+ * one write lock, and the synchronous driver runs nothing else in between.
+ */
+export function sqliteLeaseStatements(database: SqliteDatabase.Database): SqliteLeaseStatements {
+  let statements = sqliteStatements.get(database);
+  if (statements) return statements;
+  const exists = database.prepare('select 1 from reservations where id = ?').pluck();
+  const accountFree = database.prepare('select total_credits - total_usage - reserved from accounts where id = ?').pluck();
+  const keyFree = database.prepare('select spend_limit - usage - reserved from api_keys where id = ?').pluck();
+  const changeAccount = database.prepare('update accounts set reserved = reserved + ? where id = ?');
+  const changeKey = database.prepare('update api_keys set reserved = reserved + ? where id = ?');
+  const growRow = database.prepare('update reservations set amount = amount + ?, expires_at = ? where id = ?');
+  const insert = database.prepare(
+    'insert into reservations (id, account_id, key_id, request_id, amount, created_at, expires_at, instance_id) values (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const take = database.prepare('update reservations set amount = amount - ? where id = ? and amount >= ? returning account_id, key_id, expires_at, instance_id');
+  const grow = database.transaction((lease: GrowLease, existing: boolean): bigint | null => {
+    if (existing && exists.get(lease.id) === undefined) return null;
+    const account = accountFree.get(lease.accountId) as bigint | undefined;
+    if (account === undefined) return 0n;
+    let free = account;
+    if (lease.keyId !== null) {
+      const key = keyFree.get(lease.keyId) as bigint | null | undefined;
+      if (key === undefined) return 0n;
+      if (key !== null && key < free) free = key;
+    }
+    const amount = lease.size(free);
+    if (amount <= 0n || amount > free) return 0n;
+    changeAccount.run(amount, lease.accountId);
+    if (lease.keyId !== null) changeKey.run(amount, lease.keyId);
+    if (existing) growRow.run(amount, lease.expiresAt, lease.id);
+    else insert.run(lease.id, lease.accountId, lease.keyId, lease.id, amount, lease.createdAt, lease.expiresAt, lease.instanceId);
+    return amount;
+  });
+  const shrink = database.transaction((id: string, amount: bigint): boolean => {
+    if (amount <= 0n) return true;
+    const row = take.get(amount, id, amount) as { account_id: string; key_id: string | null } | undefined;
+    if (!row) return false;
+    changeAccount.run(-amount, row.account_id);
+    if (row.key_id !== null) changeKey.run(-amount, row.key_id);
+    return true;
+  });
+  const carve = database.transaction((one: { leaseId: string; id: string; requestId: string; amount: bigint; createdAt: string }): boolean => {
+    if (exists.get(one.id) !== undefined) return true;
+    const lease = take.get(one.amount, one.leaseId, one.amount) as { account_id: string; key_id: string | null; expires_at: string; instance_id: string | null } | undefined;
+    if (!lease) return false;
+    insert.run(one.id, lease.account_id, lease.key_id, one.requestId, one.amount, one.createdAt, lease.expires_at, lease.instance_id);
+    return true;
+  });
+  statements = {
+    grow: (lease, existing) => grow.immediate(lease, existing),
+    shrink: (id, amount) => shrink.immediate(id, amount),
+    carve: (one) => carve.immediate(one),
+  };
+  sqliteStatements.set(database, statements);
+  return statements;
 }
