@@ -154,20 +154,26 @@ export function summarizeCharges(
   const accounts = new Map<string, FundsDelta>();
   const keys = new Map<string, FundsDelta>();
   const entries: LedgerEntryRow[] = [];
-  const add = (map: Map<string, FundsDelta>, id: string, released: bigint, charged: bigint) => {
-    const delta = map.get(id) ?? { id, released: 0n, charged: 0n };
-    delta.released += released;
-    delta.charged += charged;
-    map.set(id, delta);
-  };
+  const { createdAt } = batch;
   for (const [index, charge] of plan.charges) {
-    const allocation = allocations.get(index)!;
-    add(accounts, charge.accountId, charge.released, allocation.charged);
-    if (charge.keyId !== null) add(keys, charge.keyId, charge.released, allocation.charged);
+    const { charged, uncollected, shortOf } = allocations.get(index)!;
+    const { accountId, keyId, released } = charge;
+    const account = accounts.get(accountId);
+    if (account) {
+      account.released += released;
+      account.charged += charged;
+    } else accounts.set(accountId, { id: accountId, released, charged });
+    if (keyId !== null) {
+      const key = keys.get(keyId);
+      if (key) {
+        key.released += released;
+        key.charged += charged;
+      } else keys.set(keyId, { id: keyId, released, charged });
+    }
     const requestId = items[index].settlement!.requestId;
-    const entry = { account_id: charge.accountId, key_id: charge.keyId, request_id: requestId, created_at: batch.createdAt };
-    if (allocation.charged > 0n) entries.push({ ...entry, id: batch.ledgerId(), kind: 'charge', amount: allocation.charged, note: null });
-    if (allocation.uncollected > 0n) entries.push({ ...entry, id: batch.ledgerId(), kind: 'uncollected', amount: allocation.uncollected, note: `short of ${allocation.shortOf}` });
+    // Built whole, not spread from a shared part: one object per entry, one shape.
+    if (charged > 0n) entries.push({ id: batch.ledgerId(), account_id: accountId, key_id: keyId, kind: 'charge', amount: charged, request_id: requestId, note: null, created_at: createdAt });
+    if (uncollected > 0n) entries.push({ id: batch.ledgerId(), account_id: accountId, key_id: keyId, kind: 'uncollected', amount: uncollected, request_id: requestId, note: `short of ${shortOf}`, created_at: createdAt });
   }
   const byId = (left: FundsDelta, right: FundsDelta) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0);
   return { accounts: [...accounts.values()].sort(byId), keys: [...keys.values()].sort(byId), entries };

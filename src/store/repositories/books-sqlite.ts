@@ -1,6 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
+import type { RequestRow } from './requests.js';
 
 /**
  * The statements of the group-committed books on SQLite, prepared once per database, for the
@@ -8,7 +9,7 @@ import type { UsageRollupDelta } from './usage-rollups.js';
  */
 export interface BooksStatements {
   /** Answers whether the row was new. */
-  insertRequestRow(values: Record<string, unknown>): boolean;
+  insertRequestRow(row: RequestRow): boolean;
   deleteReservation(id: string): TakenRow | undefined;
   /** Takes `amount` out of a lease row that holds at least that much. */
   shrinkReservation(id: string, amount: bigint): TakenRow | undefined;
@@ -22,21 +23,21 @@ export interface BooksStatements {
   addRollup(delta: UsageRollupDelta): void;
 }
 
+const requestColumns = [
+  'id', 'account_id', 'key_id', 'model', 'provider', 'endpoint', 'streamed', 'status', 'error_code', 'latency_ms', 'prompt_tokens', 'completion_tokens',
+  'cached_tokens', 'reasoning_tokens', 'cost', 'estimated', 'created_at', 'end_user', 'omitted', 'web_search_requests', 'tool_cost',
+] as const satisfies ReadonlyArray<keyof RequestRow>;
+// Every column `toRequestRow` writes is in the list: one added there and not here does not compile.
+const everyColumn: Exclude<keyof RequestRow, (typeof requestColumns)[number]> extends never ? true : never = true;
+void everyColumn;
+
 const cache = new WeakMap<SqliteDatabase.Database, BooksStatements>();
 
 export function prepareBooksStatements(database: SqliteDatabase.Database): BooksStatements {
   const cached = cache.get(database);
   if (cached) return cached;
-  const insertRow = new Map<string, SqliteDatabase.Statement>();
-  const rowStatement = (columns: string[]) => {
-    const key = columns.join(',');
-    let statement = insertRow.get(key);
-    if (!statement) {
-      statement = database.prepare(`insert into requests (${key}) values (${columns.map(() => '?').join(', ')}) on conflict (id) do nothing`);
-      insertRow.set(key, statement);
-    }
-    return statement;
-  };
+  // One statement, the row's columns in a fixed order, bound by position: no SQL text built per row.
+  const insertRow = database.prepare(`insert into requests (${requestColumns.join(', ')}) values (${requestColumns.map(() => '?').join(', ')}) on conflict (id) do nothing`);
   const takeReservation = database.prepare('delete from reservations where id = ? returning id, account_id, key_id, amount');
   const shrink = database.prepare('update reservations set amount = amount - ? where id = ? and amount >= ? returning id, account_id, key_id, amount');
   const accountFree = database.prepare('select total_credits - total_usage - reserved as free from accounts where id = ?');
@@ -54,7 +55,7 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
        cost = usage_rollups.cost + excluded.cost`,
   );
   const statements: BooksStatements = {
-    insertRequestRow: (values) => rowStatement(Object.keys(values)).run(...Object.values(values)).changes > 0,
+    insertRequestRow: (row) => insertRow.run(requestColumns.map((column) => row[column])).changes > 0,
     deleteReservation: (id) => takeReservation.get(id) as TakenRow | undefined,
     shrinkReservation: (id, amount) => shrink.get(amount, id, amount) as TakenRow | undefined,
     accountFree: (id) => (accountFree.get(id) as { free: bigint } | undefined)?.free,

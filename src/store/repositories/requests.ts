@@ -60,6 +60,9 @@ export async function listRequests(db: Kysely<Database>, filter: RequestFilter, 
   return rows.map(toRecord);
 }
 
+/** A request log row as stored, as `toRequestRow` builds it. */
+export type RequestRow = ReturnType<typeof toRequestRow>;
+
 /** The row as stored: column → value (bigints stay bigints; booleans are 0/1). */
 export function toRequestRow(record: RequestRecord) {
   return {
