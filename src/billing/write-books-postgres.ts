@@ -8,22 +8,29 @@ import { toRequestRow } from '../store/repositories/requests.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction of
- * two statements (four round trips with `begin` and `commit`, whatever the batch's size): the
- * first writes the rows, takes the reservations of the settlements to apply and locks their
- * accounts and keys in the global order; the charges are allocated here, under that lock; the
- * second applies them. On any error the transaction is rolled back and the connection
- * discarded when it is broken.
+ * two statements, whatever the batch's size: the first writes the rows, takes the reservations
+ * of the settlements to apply and locks their accounts and keys in the global order; the
+ * charges are allocated here, under that lock; the second applies them. The connection
+ * pipelines while the batch holds it: `begin` goes out with the first statement and `commit`
+ * with the second, so the batch waits for two answers, not four. A statement that fails aborts
+ * the transaction, and a `commit` behind it then only ends it (PostgreSQL answers ROLLBACK). On
+ * any error the transaction is rolled back and the connection discarded when it is broken.
  */
 export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Promise<BookOutcome[]> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const mode = client as unknown as { pipeline: boolean };
+  const pipelined = mode.pipeline;
+  // The client is this batch's alone until released, and nothing is queued on it: a safe point to switch.
+  mode.pipeline = true;
   try {
-    await client.query('begin');
+    const begun = client.query('begin');
+    const written = writeBooksWith(runOnClient(client), batch, () => client.query('commit'));
     try {
-      const outcomes = await writeBooksWith(runOnClient(client), batch);
-      await client.query('commit');
+      const [, outcomes] = await Promise.all([begun, written]);
       return outcomes;
     } catch (error) {
+      // Answered after everything sent before it: once it is in, the connection is idle again.
       await client.query('rollback').catch((rollbackError: Error) => {
         broken = rollbackError;
       });
@@ -33,12 +40,17 @@ export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Prom
     broken ??= isDatabaseUnavailable(error) ? (error as Error) : undefined;
     throw error;
   } finally {
+    mode.pipeline = pipelined;
     client.release(broken);
   }
 }
 
-/** The batch's two statements inside a transaction the caller opened and will end. */
-export async function writeBooksWith(run: PostgresRun, batch: BooksBatch): Promise<BookOutcome[]> {
+/**
+ * The batch's two statements inside a transaction the caller opened. `commit`, when given, is
+ * sent right behind the second statement (pipelined) and awaited with it; without it the caller
+ * ends the transaction.
+ */
+export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit?: () => Promise<unknown>): Promise<BookOutcome[]> {
   const rows = uniqueRows(batch.items);
   const taken = await takeBooks(run, rows.map(toRequestRow), candidateSettlements(batch, rows));
   const fresh = new Set(taken.fresh);
@@ -53,13 +65,15 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch): Promi
   const allocations = new Map<number, Allocation>(indexes.map((index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
-  await applyBooks(run, {
+  // applyBooks sends its statement before it first awaits: a commit asked for now goes out behind it.
+  const applied = applyBooks(run, {
     accounts: summary.accounts,
     keys: summary.keys,
     entries: summary.entries,
     costs: logged.filter((row) => row.cost !== row.original).map((row) => ({ id: row.record.id, cost: row.cost })),
     rollups: rollUpRequests(logged.map((row) => row.record)),
   });
+  await (commit ? Promise.all([applied, commit()]) : applied);
   return batch.items.map((item, index): BookOutcome => {
     const allocation = allocations.get(index);
     if (allocation) return { charged: allocation.charged, uncollected: allocation.uncollected, applied: true };
