@@ -24,13 +24,23 @@ export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Prom
   // The client is this batch's alone until released, and nothing is queued on it: a safe point to switch.
   mode.pipeline = true;
   try {
-    const begun = client.query('begin');
-    const written = writeBooksWith(runOnClient(client), batch, () => client.query('commit'));
+    // Sent before `begin` is answered; should `begin` fail, nothing more is sent (answers come
+    // in order: its failure is known before the first statement's answer is read).
+    let failed: unknown;
+    const begun = client.query('begin').catch((error: unknown) => {
+      failed = error;
+      throw error;
+    });
+    const send = runOnClient(client);
+    const run: PostgresRun = (query) => (failed === undefined ? send(query) : Promise.reject(failed));
+    const written = writeBooksWith(run, batch, () => (failed === undefined ? client.query('commit') : Promise.reject(failed)));
     try {
       const [, outcomes] = await Promise.all([begun, written]);
       return outcomes;
     } catch (error) {
-      // Answered after everything sent before it: once it is in, the connection is idle again.
+      // Nothing of the batch may be sent after the rollback: let the rest settle first. The
+      // rollback is answered after everything sent before it; then the connection is idle.
+      await Promise.allSettled([begun, written]);
       await client.query('rollback').catch((rollbackError: Error) => {
         broken = rollbackError;
       });
