@@ -1,28 +1,46 @@
 import type pg from 'pg';
 import { allocateCharges, type Allocation } from './allocate-charges.js';
 import { rollUpRequests } from './roll-up-requests.js';
-import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlements, summarizeCharges, reservationTakes, uniqueRows, type BookOutcome, type BooksBatch, type SettlementPlan } from './plan-books.js';
+import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch } from './plan-books.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
-import { addRollups, changeFunds, deleteReservations, insertLedgerEntries, insertRequestRows, lockFunds, runOnClient, setRequestCosts, shrinkReservations, type PostgresRun } from '../store/repositories/books-postgres.js';
+import { applyBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
 import { toRequestRow } from '../store/repositories/requests.js';
 
 /**
- * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction,
- * each step one set-based statement (a handful of round trips per batch, whatever its size).
- * Accounts and keys are locked in id order, after the reservations, like every other writer,
- * so concurrent batches (other instances) cannot deadlock. On any error the transaction is
- * rolled back and the connection discarded when it is broken.
+ * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction of
+ * two statements, whatever the batch's size: the first writes the rows, takes the reservations
+ * of the settlements to apply and locks their accounts and keys in the global order; the
+ * charges are allocated here, under that lock; the second applies them. The connection
+ * pipelines while the batch holds it: `begin` goes out with the first statement and `commit`
+ * with the second, so the batch waits for two answers, not four. A statement that fails aborts
+ * the transaction, and a `commit` behind it then only ends it (PostgreSQL answers ROLLBACK). On
+ * any error the transaction is rolled back and the connection discarded when it is broken.
  */
 export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Promise<BookOutcome[]> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const mode = client as unknown as { pipeline: boolean };
+  const pipelined = mode.pipeline;
+  // The client is this batch's alone until released, and nothing is queued on it: a safe point to switch.
+  mode.pipeline = true;
   try {
-    await client.query('begin');
+    // Sent before `begin` is answered; should `begin` fail, nothing more is sent (answers come
+    // in order: its failure is known before the first statement's answer is read).
+    let failed: unknown;
+    const begun = client.query('begin').catch((error: unknown) => {
+      failed = error;
+      throw error;
+    });
+    const send = runOnClient(client);
+    const run: PostgresRun = (query) => (failed === undefined ? send(query) : Promise.reject(failed));
+    const written = writeBooksWith(run, batch, () => (failed === undefined ? client.query('commit') : Promise.reject(failed)));
     try {
-      const outcomes = await writeBooksWith(runOnClient(client), batch);
-      await client.query('commit');
+      const [, outcomes] = await Promise.all([begun, written]);
       return outcomes;
     } catch (error) {
+      // Nothing of the batch may be sent after the rollback: let the rest settle first. The
+      // rollback is answered after everything sent before it; then the connection is idle.
+      await Promise.allSettled([begun, written]);
       await client.query('rollback').catch((rollbackError: Error) => {
         broken = rollbackError;
       });
@@ -32,24 +50,40 @@ export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Prom
     broken ??= isDatabaseUnavailable(error) ? (error as Error) : undefined;
     throw error;
   } finally {
+    mode.pipeline = pipelined;
     client.release(broken);
   }
 }
 
-/** The batch's statements inside a transaction the caller opened and will end. */
-export async function writeBooksWith(run: PostgresRun, batch: BooksBatch): Promise<BookOutcome[]> {
+/**
+ * The batch's two statements inside a transaction the caller opened. `commit`, when given, is
+ * sent right behind the second statement (pipelined) and awaited with it; without it the caller
+ * ends the transaction.
+ */
+export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit?: () => Promise<unknown>): Promise<BookOutcome[]> {
   const rows = uniqueRows(batch.items);
-  const fresh = new Set(await insertRequestRows(run, rows.map(toRequestRow)));
+  const taken = await takeBooks(run, rows.map(toRequestRow), candidateSettlements(batch, rows));
+  const fresh = new Set(taken.fresh);
   const active = activeSettlements(batch.items, fresh);
-  const takes = reservationTakes(batch.items, active);
-  const taken = assignTaken(batch.items, active, await deleteReservations(run, takes.deletes), await shrinkReservations(run, takes.shrinks));
-  const plan = planSettlements(batch.items, active, taken);
-  const allocations = await chargeUnderLock(run, plan, batch);
+  const plan = planSettlements(batch.items, active, assignTaken(batch.items, active, taken.deleted, taken.shrunk));
+  const accounts = new Map(taken.accounts.map((account) => [account.id, account.free]));
+  // A key without a limit has no free amount: it is absent from the map.
+  const keys = new Map<string, bigint>();
+  for (const key of taken.keys) if (key.free !== null) keys.set(key.id, key.free);
+  const indexes = [...plan.charges.keys()];
+  const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
+  const allocations = new Map<number, Allocation>(indexes.map((index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
-  await insertLedgerEntries(run, summary.entries);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
-  await setRequestCosts(run, logged.filter((row) => row.cost !== row.original).map((row) => ({ id: row.record.id, cost: row.cost })));
-  await addRollups(run, rollUpRequests(logged.map((row) => row.record)));
+  // applyBooks sends its statement before it first awaits: a commit asked for now goes out behind it.
+  const applied = applyBooks(run, {
+    accounts: summary.accounts,
+    keys: summary.keys,
+    entries: summary.entries,
+    costs: logged.filter((row) => row.cost !== row.original).map((row) => ({ id: row.record.id, cost: row.cost })),
+    rollups: rollUpRequests(logged.map((row) => row.record)),
+  });
+  await (commit ? Promise.all([applied, commit()]) : applied);
   return batch.items.map((item, index): BookOutcome => {
     const allocation = allocations.get(index);
     if (allocation) return { charged: allocation.charged, uncollected: allocation.uncollected, applied: true };
@@ -58,22 +92,20 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch): Promi
 }
 
 /**
- * Locks the batch's accounts and keys in the global order, reading what each has free;
- * allocates every charge against that in memory (its own reservation first, then the free
- * funds); and applies the totals in one statement: two round trips whatever the batch.
+ * The settlements the batch applies if their row turns out new: the rule of `activeSettlements`
+ * with every row taken as new (the first settlement of each row; every one without a row). The
+ * first statement keeps those whose row it inserted, so that it applies exactly the settlements
+ * `activeSettlements` picks once the new rows are known.
  */
-async function chargeUnderLock(run: PostgresRun, plan: SettlementPlan, batch: BooksBatch): Promise<Map<number, Allocation>> {
-  const accounts = new Map<string, bigint>();
-  const keys = new Map<string, bigint>();
-  for (const row of await lockFunds(run, plan.accountIds, plan.keyIds)) {
-    if (row.kind === 'account') accounts.set(row.id, row.free ?? 0n);
-    // A key without a limit has no free amount: it is absent from the map.
-    else if (row.free !== null) keys.set(row.id, row.free);
-  }
-  const indexes = [...plan.charges.keys()];
-  const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
-  const allocations = new Map(indexes.map((index, position) => [index, allocated[position]]));
-  const summary = summarizeCharges(plan, allocations, batch.items, { createdAt: batch.createdAt, ledgerId: () => '' });
-  await changeFunds(run, summary.accounts, summary.keys);
-  return allocations;
+function candidateSettlements(batch: BooksBatch, rows: readonly { id: string }[]): CandidateSettlement[] {
+  return activeSettlements(batch.items, new Set(rows.map((row) => row.id))).map((index) => {
+    const { settlement, row } = batch.items[index];
+    return {
+      rowId: row ? row.id : null,
+      reservationId: settlement!.reservationId,
+      heldInLease: settlement!.leaseHeld ?? null,
+      accountId: settlement!.accountId,
+      keyId: settlement!.keyId,
+    };
+  });
 }

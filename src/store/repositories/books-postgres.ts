@@ -5,10 +5,12 @@ import type { UsageRollupDelta } from './usage-rollups.js';
 import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 
 /**
- * The statements of the group-committed books on PostgreSQL, each one set-based statement over
- * arrays, run inside the caller's transaction: the batch writer's pooled connection, or a
- * Kysely transaction (a task's ending). What they write (who is charged what) is decided in
- * `billing/`; nothing here knows a money rule.
+ * The statements of the group-committed books on PostgreSQL, run inside the caller's
+ * transaction: the batch writer's pooled connection, or a Kysely transaction (a task's ending).
+ * A batch is two statements whatever its size — one that writes the rows and takes what they
+ * settle under lock, one that applies the charges — so its transaction is four round trips
+ * (with `begin` and `commit`). What they write (who is charged what) is decided in `billing/`
+ * between the two; nothing here knows a money rule.
  */
 export type PostgresRun = <Row>(query: { name?: string; text: string; values: unknown[] }) => Promise<{ rows: Row[] }>;
 
@@ -22,88 +24,139 @@ export function runInTransaction(trx: Kysely<Database>): PostgresRun {
   return async <Row>(query: { text: string; values: unknown[] }) => ({ rows: (await trx.executeQuery<Row>(CompiledQuery.raw(query.text, query.values))).rows });
 }
 
-/** Inserts request log rows not there yet; answers the ids it inserted. */
-export async function insertRequestRows(run: PostgresRun, values: ReadonlyArray<Record<string, unknown>>): Promise<string[]> {
-  if (values.length === 0) return [];
-  const columns = Object.keys(values[0]);
+/**
+ * A settlement a batch may apply: it is applied when it has no row (`rowId` null) or when its row
+ * is new. `heldInLease` set: the reservation is a lease row that shrinks by it; otherwise the
+ * reservation row (if any) is deleted.
+ */
+export interface CandidateSettlement {
+  rowId: string | null;
+  reservationId: string | null;
+  heldInLease: bigint | null;
+  accountId: string;
+  keyId: string | null;
+}
+
+export interface TakenBooks {
+  /** Ids of the request rows inserted (those not there yet). */
+  fresh: string[];
+  /** Reservation rows deleted. */
+  deleted: TakenRow[];
+  /** Lease rows shrunk, each with the amount taken out of it. */
+  shrunk: TakenRow[];
+  /** What each locked account has free (credits − usage − reserved). */
+  accounts: Array<{ id: string; free: bigint }>;
+  /** What each locked key has free (limit − usage − reserved); null for a key without a limit. */
+  keys: Array<{ id: string; free: bigint | null }>;
+}
+
+const takeNames = new Map<string, string>();
+
+/**
+ * The first statement of a batch: inserts the request log rows not there yet, takes the
+ * reservations of the settlements whose row was new (or that have none) — deleting per-request
+ * rows, shrinking each lease row by the sum its requests held when it still holds that much —
+ * then locks the accounts and the keys those settlements charge, each in id order, answering
+ * what each has free. The order of the locks is the one every writer keeps (reservations, then
+ * accounts, then keys, in id order), so concurrent writers cannot deadlock: the parts of a
+ * `union all` run in turn, each array of ids is read in full before its scan starts, and each
+ * locking step runs above its sort. `for no key update` is the mode the updates take anyway:
+ * inserts that only reference an account (ledger entries, reservations) do not wait for it.
+ */
+export async function takeBooks(run: PostgresRun, rows: ReadonlyArray<Record<string, unknown>>, settlements: readonly CandidateSettlement[]): Promise<TakenBooks> {
+  const taken: TakenBooks = { fresh: [], deleted: [], shrunk: [], accounts: [], keys: [] };
+  if (rows.length === 0 && settlements.length === 0) return taken;
   // json_populate_recordset reads each column at its table type, whatever columns the row has.
-  const inserted = await run<{ id: string }>({
-    text: `insert into requests (${columns.join(', ')}) select ${columns.join(', ')} from json_populate_recordset(null::requests, $1::json) on conflict (id) do nothing returning id`,
-    values: [JSON.stringify(values, (_key, value) => (typeof value === 'bigint' ? value.toString() : value))],
+  const columns = (rows.length > 0 ? Object.keys(rows[0]) : ['id']).join(', ');
+  let name = takeNames.get(columns);
+  if (name === undefined) {
+    name = `switchyard_take_books_${takeNames.size}`;
+    takeNames.set(columns, name);
+  }
+  const result = await run<{ kind: 'fresh' | 'deleted' | 'shrunk' | 'account' | 'key'; id: string; account_id: string | null; key_id: string | null; amount: bigint | null }>({
+    name,
+    text: `with inserted as (
+             insert into requests (${columns}) select ${columns} from json_populate_recordset(null::requests, $1::json) on conflict (id) do nothing returning id),
+           active as (
+             select s.* from unnest($2::text[], $3::text[], $4::int8[], $5::text[], $6::text[]) as s(row_id, reservation_id, held, account_id, key_id)
+             where s.row_id is null or s.row_id in (select id from inserted)),
+           deleted as (
+             delete from reservations where id = any(array(select reservation_id from active where held is null and reservation_id is not null))
+             returning id, account_id, key_id, amount),
+           shrunk as (
+             update reservations set amount = reservations.amount - v.amount
+             from (select reservation_id as id, sum(held)::int8 as amount from active where held is not null group by reservation_id) as v
+             where reservations.id = v.id and reservations.amount >= v.amount
+             returning reservations.id, reservations.account_id, reservations.key_id, v.amount)
+           select 'fresh' as kind, id, null::text as account_id, null::text as key_id, null::int8 as amount from inserted
+           union all select 'deleted', id, account_id, key_id, amount from deleted
+           union all select 'shrunk', id, account_id, key_id, amount from shrunk
+           union all select 'account', id, null, null, free from (
+             select id, total_credits - total_usage - reserved as free from accounts
+             where id = any(array(select account_id from active union select account_id from deleted union select account_id from shrunk))
+             order by id for no key update) as locked_accounts
+           union all select 'key', id, null, null, free from (
+             select id, spend_limit - usage - reserved as free from api_keys
+             where id = any(array(select key_id from active union select key_id from deleted union select key_id from shrunk))
+             order by id for no key update) as locked_keys`,
+    values: [
+      JSON.stringify(rows, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)),
+      settlements.map((settlement) => settlement.rowId),
+      settlements.map((settlement) => settlement.reservationId),
+      settlements.map((settlement) => (settlement.heldInLease === null ? null : settlement.heldInLease.toString())),
+      settlements.map((settlement) => settlement.accountId),
+      settlements.map((settlement) => settlement.keyId),
+    ],
   });
-  return inserted.rows.map((row) => row.id);
+  for (const row of result.rows) {
+    if (row.kind === 'fresh') taken.fresh.push(row.id);
+    else if (row.kind === 'deleted') taken.deleted.push({ id: row.id, account_id: row.account_id!, key_id: row.key_id, amount: row.amount! });
+    else if (row.kind === 'shrunk') taken.shrunk.push({ id: row.id, account_id: row.account_id!, key_id: row.key_id, amount: row.amount! });
+    else if (row.kind === 'account') taken.accounts.push({ id: row.id, free: row.amount ?? 0n });
+    else taken.keys.push({ id: row.id, free: row.amount });
+  }
+  return taken;
 }
 
-/** Deletes the reservations named and answers the rows it deleted (the others were already ended). */
-export async function deleteReservations(run: PostgresRun, ids: readonly string[]): Promise<TakenRow[]> {
-  if (ids.length === 0) return [];
-  const result = await run<TakenRow>({
-    name: 'switchyard_take_reservations',
-    text: 'delete from reservations where id = any($1::text[]) returning id, account_id, key_id, amount',
-    values: [ids],
-  });
-  return result.rows;
+export interface AppliedBooks {
+  /** Releases and charges of the accounts' and keys' totals. */
+  accounts: readonly FundsChange[];
+  keys: readonly FundsChange[];
+  entries: readonly LedgerEntryRow[];
+  /** New rows whose logged cost is what was charged rather than their actual cost. */
+  costs: ReadonlyArray<{ id: string; cost: bigint }>;
+  rollups: readonly UsageRollupDelta[];
 }
 
 /**
- * Takes `amount` out of each named reservation row when it holds at least that much (a lease
- * shrinking by what its requests held); answers the rows it changed, with the amount taken.
+ * The second statement of a batch, once the charges are allocated: the accounts' and keys'
+ * totals, the ledger entries, the corrected request costs and the usage rollups, in one
+ * statement (the accounts and keys are already locked by `takeBooks`).
  */
-export async function shrinkReservations(run: PostgresRun, takes: ReadonlyArray<{ id: string; amount: bigint }>): Promise<TakenRow[]> {
-  if (takes.length === 0) return [];
-  const result = await run<TakenRow>({
-    name: 'switchyard_shrink_reservations',
-    text: `update reservations set amount = reservations.amount - v.amount from unnest($1::text[], $2::int8[]) as v(id, amount)
-           where reservations.id = v.id and reservations.amount >= v.amount returning reservations.id, account_id, key_id, v.amount as amount`,
-    values: [takes.map((take) => take.id), takes.map((take) => take.amount.toString())],
-  });
-  return result.rows;
-}
-
-/**
- * Locks the accounts, then the keys, each in id order (the locking step runs above the sort,
- * and the two halves of the union run in turn): the one global order every writer keeps, so
- * concurrent writers cannot deadlock. Answers what each has free; a key without a limit has a
- * null free amount. `for no key update` is the mode the updates take anyway: inserts that only
- * reference an account (ledger entries, reservations) do not wait for it.
- */
-export async function lockFunds(run: PostgresRun, accountIds: readonly string[], keyIds: readonly string[]): Promise<Array<{ kind: 'account' | 'key'; id: string; free: bigint | null }>> {
-  if (accountIds.length === 0 && keyIds.length === 0) return [];
-  const result = await run<{ kind: 'account' | 'key'; id: string; free: bigint | null }>({
-    name: 'switchyard_lock_funds',
-    text: `select 'account' as kind, id, free from (select id, total_credits - total_usage - reserved as free from accounts where id = any($1::text[]) order by id for no key update) as locked_accounts
-           union all
-           select 'key', id, free from (select id, spend_limit - usage - reserved as free from api_keys where id = any($2::text[]) order by id for no key update) as locked_keys`,
-    values: [accountIds, keyIds],
-  });
-  return result.rows;
-}
-
-/** Releases and charges the accounts' and keys' totals in one statement. */
-export async function changeFunds(run: PostgresRun, accounts: readonly FundsChange[], keys: readonly FundsChange[]): Promise<void> {
-  if (accounts.length === 0 && keys.length === 0) return;
+export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise<void> {
+  if (books.accounts.length === 0 && books.keys.length === 0 && books.entries.length === 0 && books.costs.length === 0 && books.rollups.length === 0) return;
+  const { entries, costs, rollups } = books;
   await run({
-    name: 'switchyard_charge_funds',
+    name: 'switchyard_apply_books',
     text: `with charged_accounts as (
              update accounts set reserved = accounts.reserved - v.released, total_usage = accounts.total_usage + v.charged
-             from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged) where accounts.id = v.id returning 1)
-           update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
-           from unnest($4::text[], $5::int8[], $6::int8[]) as v(id, released, charged) where api_keys.id = v.id`,
-    values: [...columnsOf(accounts), ...columnsOf(keys)],
-  });
-}
-
-function columnsOf(changes: readonly FundsChange[]): unknown[] {
-  return [changes.map((change) => change.id), changes.map((change) => change.released.toString()), changes.map((change) => change.charged.toString())];
-}
-
-export async function insertLedgerEntries(run: PostgresRun, entries: readonly LedgerEntryRow[]): Promise<void> {
-  if (entries.length === 0) return;
-  await run({
-    name: 'switchyard_insert_entries',
-    text: `insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at)
-           select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::text[])`,
+             from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged) where accounts.id = v.id),
+           charged_keys as (
+             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
+             from unnest($4::text[], $5::int8[], $6::int8[]) as v(id, released, charged) where api_keys.id = v.id),
+           entries as (
+             insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at)
+             select * from unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::int8[], $12::text[], $13::text[], $14::text[])),
+           costs as (
+             update requests set cost = v.cost from unnest($15::text[], $16::int8[]) as v(id, cost) where requests.id = v.id)
+           insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
+           select * from unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::int[], $23::int8[], $24::int8[], $25::int8[])
+           on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
+             prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
+             cost = usage_rollups.cost + excluded.cost`,
     values: [
+      ...columnsOf(books.accounts),
+      ...columnsOf(books.keys),
       entries.map((entry) => entry.id),
       entries.map((entry) => entry.account_id),
       entries.map((entry) => entry.key_id),
@@ -112,38 +165,21 @@ export async function insertLedgerEntries(run: PostgresRun, entries: readonly Le
       entries.map((entry) => entry.request_id),
       entries.map((entry) => entry.note),
       entries.map((entry) => entry.created_at),
+      costs.map((row) => row.id),
+      costs.map((row) => row.cost.toString()),
+      rollups.map((delta) => delta.accountId),
+      rollups.map((delta) => delta.day),
+      rollups.map((delta) => delta.keyId),
+      rollups.map((delta) => delta.model),
+      rollups.map((delta) => delta.provider),
+      rollups.map((delta) => delta.requests),
+      rollups.map((delta) => delta.promptTokens.toString()),
+      rollups.map((delta) => delta.completionTokens.toString()),
+      rollups.map((delta) => delta.cost.toString()),
     ],
   });
 }
 
-export async function setRequestCosts(run: PostgresRun, costs: ReadonlyArray<{ id: string; cost: bigint }>): Promise<void> {
-  if (costs.length === 0) return;
-  await run({
-    name: 'switchyard_correct_costs',
-    text: 'update requests set cost = v.cost from unnest($1::text[], $2::int8[]) as v(id, cost) where requests.id = v.id',
-    values: [costs.map((row) => row.id), costs.map((row) => row.cost.toString())],
-  });
-}
-
-export async function addRollups(run: PostgresRun, deltas: readonly UsageRollupDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
-  await run({
-    name: 'switchyard_add_rollups',
-    text: `insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
-           select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
-           on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
-             prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
-             cost = usage_rollups.cost + excluded.cost`,
-    values: [
-      deltas.map((delta) => delta.accountId),
-      deltas.map((delta) => delta.day),
-      deltas.map((delta) => delta.keyId),
-      deltas.map((delta) => delta.model),
-      deltas.map((delta) => delta.provider),
-      deltas.map((delta) => delta.requests),
-      deltas.map((delta) => delta.promptTokens.toString()),
-      deltas.map((delta) => delta.completionTokens.toString()),
-      deltas.map((delta) => delta.cost.toString()),
-    ],
-  });
+function columnsOf(changes: readonly FundsChange[]): unknown[] {
+  return [changes.map((change) => change.id), changes.map((change) => change.released.toString()), changes.map((change) => change.charged.toString())];
 }
