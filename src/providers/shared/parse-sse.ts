@@ -15,6 +15,7 @@ export interface SseDecoder {
 }
 
 const noEvents: readonly SseEvent[] = Object.freeze([]);
+const streaming = { stream: true };
 
 /**
  * The synchronous core of `parseSse`, for a reader that handles all the events of one upstream
@@ -23,11 +24,8 @@ const noEvents: readonly SseEvent[] = Object.freeze([]);
 export function createSseDecoder(): SseDecoder {
   const decoder = new TextDecoder();
   let pending: SseEvent[] = [];
-  const parser = createParser({
-    onEvent: (event) => {
-      pending.push({ event: event.event, data: event.data, id: event.id });
-    },
-  });
+  // The parser makes a new object per event, of the same fields: kept as it is, not copied.
+  const parser = createParser({ onEvent: (event) => pending.push(event) });
   const take = (): readonly SseEvent[] => {
     if (pending.length === 0) return noEvents;
     const ready = pending;
@@ -36,7 +34,7 @@ export function createSseDecoder(): SseDecoder {
   };
   return {
     feed(chunk) {
-      parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, streaming));
       return take();
     },
     end() {
