@@ -5,7 +5,7 @@ import type { Usage } from '../../core/usage.js';
 import type { CallContext, RelayCall, RelayedAnswer, TextRelay } from '../provider-adapter.js';
 import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
-import { parseSse, type SseEvent } from '../shared/parse-sse.js';
+import { createSseDecoder, type SseEvent } from '../shared/parse-sse.js';
 import { postJson, toUpstreamError } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
 import { toErrorPart, type StreamConverterOptions } from '../shared/stream-converter.js';
@@ -99,7 +99,7 @@ async function relayChatCompletionStream(body: JsonRecord, context: CallContext,
   const { provider } = context;
   const deadline = performance.now() + provider.timeouts.firstByteMs;
   const response = await postJson(context, chatCompletionsUrl(provider, context.providerModel), await authorizationHeaders(provider), body);
-  const parts = await startProviderStream(response.body, (chunks, options) => relayChunks(parseSse(chunks), options, identity) as AsyncGenerator<StreamPart>, {
+  const parts = await startProviderStream(response.body, (chunks, options) => relayChunks(chunks, options, identity) as AsyncGenerator<StreamPart>, {
     providerId: provider.id,
     signal: context.signal,
     firstPartTimeoutMs: deadline - performance.now(),
@@ -107,16 +107,34 @@ async function relayChatCompletionStream(body: JsonRecord, context: CallContext,
   return parts as AsyncIterable<RelayedPart>;
 }
 
-async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConverterOptions, identity: ChatRelayIdentity): AsyncGenerator<RelayedPart> {
+/**
+ * Reads the body one upstream read at a time: the events of one read (an unpaced provider sends
+ * a whole answer in a read or two) go on as one part carrying all their frames, so each step
+ * after this one — the first-part gate, the meter, the style's encoder, the socket writer — costs
+ * a promise per read, not per event. The client's bytes are the same: `writeSse` joins the frames
+ * of one read into one write either way.
+ */
+async function* relayChunks(body: AsyncIterable<Uint8Array | string>, options: StreamConverterOptions, identity: ChatRelayIdentity): AsyncGenerator<RelayedPart> {
   const { providerId } = options;
   let finishReason: FinishReason | undefined;
   let usage: Usage | undefined;
   let usageChunk: JsonRecord | undefined;
   let created: unknown;
   const normalizer = createChatChunkNormalizer();
-  try {
-    for await (const event of events) {
-      if (event.data === '[DONE]') break;
+  const decoder = createSseDecoder();
+  // The frames of the events read so far from the current upstream read, and the text they generated.
+  let frames = '';
+  let generated = '';
+  const takeBatch = (): RelayedPart => {
+    const part: RelayedPart = generated ? { type: 'text-delta', text: generated, frame: frames } : { type: 'relay-frame', frame: frames };
+    frames = '';
+    generated = '';
+    return part;
+  };
+  /** Relays the events into the batch; answers how the stream ends when one of them ends it. */
+  const relayEvents = (events: readonly SseEvent[]): 'done' | RelayedPart | undefined => {
+    for (const event of events) {
+      if (event.data === '[DONE]') return 'done';
       let chunk: JsonRecord | undefined;
       try {
         chunk = asRecord(JSON.parse(event.data));
@@ -124,13 +142,9 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
         chunk = undefined;
       }
       const inBandError = chunk && mapInBandError(chunk, providerId, event.data);
-      if (inBandError) {
-        yield toErrorPart(inBandError, options);
-        return;
-      }
+      if (inBandError) return toErrorPart(inBandError, options);
       if (!chunk || event.event === 'error') {
-        yield toErrorPart(createProtocolError(providerId, chunk ? 'sent an error event' : 'sent a stream event that is not a JSON object', event.data), options);
-        return;
+        return toErrorPart(createProtocolError(providerId, chunk ? 'sent an error event' : 'sent a stream event that is not a JSON object', event.data), options);
       }
       chunk.id = identity.id;
       chunk.model = identity.model;
@@ -145,17 +159,33 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
         continue;
       }
       for (const normalized of normalizer.normalize(chunk)) {
-        const frame = `data: ${JSON.stringify(normalized)}\n\n`;
+        frames += `data: ${JSON.stringify(normalized)}\n\n`;
         const choice = asRecord(asArray(normalized.choices)[0]);
         const delta = asRecord(choice?.delta);
-        // One object per chunk: the frame rides on the part the meter reads, when there is one.
-        yield delta ? meteredPart(delta, frame) : { type: 'relay-frame', frame };
+        if (delta) generated += readGeneratedText(delta);
         if (choice?.finish_reason != null) finishReason = mapFinishReason(choice.finish_reason);
       }
       usage = mapUsage(normalizer.usage) ?? usage;
     }
+    return undefined;
+  };
+  let ending: 'done' | RelayedPart | undefined;
+  try {
+    for await (const chunk of body) {
+      ending = relayEvents(decoder.feed(chunk));
+      if (frames !== '') yield takeBatch();
+      if (ending !== undefined) break;
+    }
+    if (ending === undefined) {
+      ending = relayEvents(decoder.end());
+      if (frames !== '') yield takeBatch();
+    }
   } catch (error) {
     yield toErrorPart(toUpstreamError(providerId, error), options);
+    return;
+  }
+  if (ending !== undefined && ending !== 'done') {
+    yield ending;
     return;
   }
   if (finishReason === undefined) {
@@ -168,10 +198,10 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
 }
 
 /**
- * The chunk's frame with the generated text of its delta, as the meter counts it when it must
- * estimate (reasoning, content and tool arguments alike: all are billed as output).
+ * The text a chunk's delta generated, as the meter counts it when it must estimate (reasoning,
+ * content and tool arguments alike: all are billed as output).
  */
-function meteredPart(delta: JsonRecord, frame: string): RelayedPart {
+function readGeneratedText(delta: JsonRecord): string {
   const { text, reasoning } = readMessageText(delta);
   let generated = (reasoning ?? '') + (text ?? '');
   const calls = delta.tool_calls;
@@ -181,5 +211,5 @@ function meteredPart(delta: JsonRecord, frame: string): RelayedPart {
       if (typeof fn?.arguments === 'string') generated += fn.arguments;
     }
   }
-  return generated ? { type: 'text-delta', text: generated, frame } : { type: 'relay-frame', frame };
+  return generated;
 }

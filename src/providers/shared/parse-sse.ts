@@ -7,28 +7,54 @@ export interface SseEvent {
   id?: string;
 }
 
+export interface SseDecoder {
+  /** The events completed by this piece of the body, in order (often several, or none). */
+  feed(chunk: Uint8Array | string): readonly SseEvent[];
+  /** The events left when the body ends: a trailing event without its blank line. */
+  end(): readonly SseEvent[];
+}
+
+const noEvents: readonly SseEvent[] = Object.freeze([]);
+const streaming = { stream: true };
+
+/**
+ * The synchronous core of `parseSse`, for a reader that handles all the events of one upstream
+ * read at once (`relay-chat-completions.ts`) instead of one promise per event.
+ */
+export function createSseDecoder(): SseDecoder {
+  const decoder = new TextDecoder();
+  let pending: SseEvent[] = [];
+  // The parser makes a new object per event, of the same fields: kept as it is, not copied.
+  const parser = createParser({ onEvent: (event) => pending.push(event) });
+  const take = (): readonly SseEvent[] => {
+    if (pending.length === 0) return noEvents;
+    const ready = pending;
+    pending = [];
+    return ready;
+  };
+  return {
+    feed(chunk) {
+      parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, streaming));
+      return take();
+    },
+    end() {
+      parser.feed(decoder.decode());
+      parser.reset({ consume: true });
+      return take();
+    },
+  };
+}
+
 /**
  * Turns a streaming HTTP body into server-sent events, per the WHATWG EventSource parsing rules
  * (CRLF, multi-line data, comments, partial chunks). A trailing event without its blank line is
  * still delivered when the body ends.
  */
 export async function* parseSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let pending: SseEvent[] = [];
-  const parser = createParser({
-    onEvent: (event) => {
-      pending.push({ event: event.event, data: event.data, id: event.id });
-    },
-  });
+  const decoder = createSseDecoder();
   for await (const chunk of body) {
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    if (pending.length > 0) {
-      const ready = pending;
-      pending = [];
-      yield* ready;
-    }
+    const events = decoder.feed(chunk);
+    if (events.length > 0) yield* events;
   }
-  parser.feed(decoder.decode());
-  parser.reset({ consume: true });
-  yield* pending;
+  yield* decoder.end();
 }

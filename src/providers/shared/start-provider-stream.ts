@@ -99,9 +99,77 @@ function fromErrorPart(providerId: string, part: StreamPart | undefined): Upstre
 function withoutDestroyOnReturn(body: StreamBody): StreamBody {
   if (!(body instanceof Readable)) return body;
   return {
-    [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }),
+    [Symbol.asyncIterator]: () => readChunks(body),
     destroy: (error?: Error) => body.destroy(error),
   };
+}
+
+/**
+ * The body's chunks as `Readable.iterator({ destroyOnReturn: false })` gives them — in order, a
+ * destroy's error thrown by the read it ends, a close before the end thrown as a premature
+ * close — read straight off the stream's events: Node's iterator is an async generator over
+ * `finished()`, whose per-stream listeners and per-chunk generator steps were ~2 % of a
+ * streamed request's CPU.
+ */
+function readChunks(body: Readable): AsyncIterator<Uint8Array | string> {
+  let ended = body.readableEnded;
+  let failure: unknown = body.errored ?? (body.closed && !ended ? prematureClose() : undefined);
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  const onEnd = () => {
+    ended = true;
+    notify();
+  };
+  const onError = (error: unknown) => {
+    failure ??= error;
+    notify();
+  };
+  const onClose = () => {
+    if (!ended) failure ??= body.errored ?? prematureClose();
+    notify();
+  };
+  const detach = () => {
+    body.off('readable', notify);
+    body.off('end', onEnd);
+    body.off('error', onError);
+    body.off('close', onClose);
+  };
+  body.on('readable', notify);
+  body.on('end', onEnd);
+  body.on('error', onError);
+  body.on('close', onClose);
+  const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+  return {
+    async next() {
+      while (true) {
+        const chunk: Uint8Array | string | null = body.destroyed ? null : body.read();
+        if (chunk !== null) return { done: false, value: chunk };
+        if (failure !== undefined) {
+          detach();
+          throw failure;
+        }
+        if (ended) {
+          detach();
+          return done;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+    async return() {
+      detach();
+      return done;
+    },
+  };
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /** Lets the rest of a finished body (at most its end) flow away; destroys it if it lingers. */
