@@ -90,7 +90,9 @@ function startTrace(tracer: NonNullable<AppContext['tracer']>, input: TextGenera
 
 async function routeAndCall(context: AppContext, input: TextGenerationInput, trace: RequestTrace | undefined): Promise<TextGenerationOutcome> {
   const { principal } = input;
-  const defaults = await context.defaultProviders.get(principal.accountId);
+  // A cache hit is a value, not a promise: no await (and no microtask) for it.
+  const cachedDefaults = context.defaultProviders.get(principal.accountId);
+  const defaults = cachedDefaults instanceof Promise ? await cachedDefaults : cachedDefaults;
   let selected: Candidate[];
   try {
     selected = selectCandidates({
