@@ -109,7 +109,8 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
     throw explainNoProvider(context.catalog, context.logger, input.call.route, error);
   }
   selected = withinOutputCap(selected, input.call.request);
-  const call = { ...input.call, request: truncateToContext(input.call.request, selected) };
+  const fitted = truncateToContext(input.call.request, selected);
+  const call = fitted === input.call.request ? input.call : { ...input.call, request: fitted };
   trace?.routed(selected);
   const cacheKey = call.request.promptCacheKey;
   const candidates =
