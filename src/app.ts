@@ -73,15 +73,17 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   app.server.on('checkExpectation', createExpectationHandler(context.createId, logger));
 
-  // First hook of all, so that even a refused request carries its id.
+  // First hook of all, so that even a refused request carries its id. The hooks of every request
+  // are callback hooks that call `done` at once: an async hook costs a promise and a microtask.
   const { lifecycle } = context;
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (lifecycle.draining) reply.header('connection', 'close');
     // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request that lacks Host.
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       throw new GatewayError('invalid_request', 'HTTP/1.1 requests must carry a Host header', { headers: { connection: 'close' } });
     }
+    done();
   });
   // Before auth, so that refusals carry CORS headers too and a browser can read them.
   await registerCors(app, context.config.server.corsOrigins ?? []);
@@ -96,10 +98,11 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   // Before any route: the document is generated from the routes as they are declared.
   await registerOpenApi(app, readPackageVersion());
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // One line per request; never headers or bodies (keys and prompts stay out of logs), and the
     // route's pattern rather than the raw path, which can carry any string a client sends.
     request.log.info({ method: request.method, route: request.routeOptions.url ?? '(no route)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
   });
 
   registerHealthRoutes(app, context);

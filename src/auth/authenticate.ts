@@ -27,6 +27,14 @@ export function invalidApiKey(message = 'Invalid or missing API key'): GatewayEr
   return new GatewayError('invalid_api_key', message);
 }
 
+/**
+ * The principal of a well-formed key already in the cache (a hash and a map lookup, no promise),
+ * or undefined: then `authenticateKey`, which also says what is wrong with the key.
+ */
+export function cachedPrincipal(cache: KeyCache, key: string | undefined): Principal | undefined {
+  return key !== undefined && looksLikeApiKey(key) ? cache.get(hashApiKey(key)) : undefined;
+}
+
 /** Resolves a presented key to its principal: cache first, then the database by hash. */
 export async function authenticateKey(db: Kysely<Database>, cache: KeyCache, key: string | undefined): Promise<Principal> {
   if (key === undefined) throw invalidApiKey('Missing API key: send Authorization: Bearer <key> or x-api-key');

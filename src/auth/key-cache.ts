@@ -1,17 +1,17 @@
-import { LRUCache } from 'lru-cache';
+import { ExpiringLru } from '../core/expiring-lru.js';
 import type { Principal } from './principal.js';
 
 /**
  * Key hash → principal, so that authentication on the hot path is a hash and a map lookup.
  * Entries expire after `ttlMs` so that a change made by another instance is seen within that
  * bound; this instance's own revocations and limit changes evict at once. Bounded to `maxEntries`,
- * least recently used first out (lru-cache).
+ * least recently used first out.
  */
 export class KeyCache {
-  private readonly entries: LRUCache<string, Principal>;
+  private readonly entries: ExpiringLru<string, Principal>;
 
   constructor(ttlMs: number, maxEntries: number, now: () => number = Date.now) {
-    this.entries = new LRUCache<string, Principal>({ max: maxEntries, ttl: ttlMs, perf: { now } });
+    this.entries = new ExpiringLru(ttlMs, maxEntries, now);
   }
 
   get(hash: string): Principal | undefined {
@@ -27,8 +27,6 @@ export class KeyCache {
   }
 
   deleteKey(keyId: string): void {
-    for (const [hash, principal] of this.entries.entries()) {
-      if (principal.keyId === keyId) this.entries.delete(hash);
-    }
+    this.entries.deleteWhere((principal) => principal.keyId === keyId);
   }
 }

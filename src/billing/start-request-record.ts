@@ -42,80 +42,147 @@ export function startRequestRecord(
   context: Pick<AppContext, 'requestLog' | 'clock' | 'metrics'>,
   input: { requestId: string; principal: Principal; endpoint: string; body: Record<string, unknown> },
 ): RequestRecorder {
-  const startedAt = performance.now();
-  const requested = typeof input.body.model === 'string' && input.body.model !== '' ? input.body.model.slice(0, 200) : undefined;
-  let admitted = resolved;
-  let done = false;
-  let endUser: string | null = null;
+  return new RequestRecording(context, input.requestId, input.principal, input.endpoint, input.body);
+}
 
-  const build = (fields: Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode'> & Partial<RequestRecord>): RequestRecord => {
-    done = true;
-    const record: RequestRecord = {
-      id: input.requestId,
-      accountId: input.principal.accountId,
-      keyId: input.principal.keyId,
-      endpoint: input.endpoint,
-      streamed: input.body.stream === true,
-      latencyMs: Math.round(performance.now() - startedAt),
+type RowFields = Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode'>;
+
+/**
+ * One object per request, its methods on the prototype (a recorder of closures was eight
+ * functions per request), and every row of one shape: a settlement's fields written out in full,
+ * not spread over defaults.
+ */
+class RequestRecording implements RequestRecorder {
+  private readonly startedAt = performance.now();
+  private readonly requested: string | undefined;
+  private readonly streamed: boolean;
+  private pending: Promise<void> = resolved;
+  private done = false;
+  private endUser: string | null = null;
+
+  constructor(
+    private readonly context: Pick<AppContext, 'requestLog' | 'clock' | 'metrics'>,
+    private readonly requestId: string,
+    private readonly principal: Principal,
+    private readonly endpoint: string,
+    body: Record<string, unknown>,
+  ) {
+    const model = body.model;
+    this.requested = typeof model === 'string' && model !== '' ? model.slice(0, 200) : undefined;
+    this.streamed = body.stream === true;
+  }
+
+  get admitted(): Promise<void> {
+    return this.pending;
+  }
+
+  settled(candidate: Candidate, settlement: StreamSettlement): void {
+    if (!this.done) void this.write(this.settledRow(candidate, settlement));
+  }
+
+  settlementRow(candidate: Candidate, settlement: StreamSettlement): RequestRecord | undefined {
+    return this.done ? undefined : this.settledRow(candidate, settlement);
+  }
+
+  failed(error: unknown): Promise<void> {
+    if (this.done || this.requested === undefined) return this.pending;
+    const { status, errorCode, provider } = classifyFailure(error);
+    return this.write(this.row({ model: this.requested, provider, status, errorCode }));
+  }
+
+  ended(candidate: Candidate): void {
+    if (!this.done) void this.write(this.row({ model: candidate.model.id, provider: candidate.provider.id, status: 'aborted', errorCode: 'client_closed' }));
+  }
+
+  identify(id: string | undefined): void {
+    // Bounded, so one client cannot grow the log with a huge id; the log makes it valid text.
+    this.endUser = id === undefined || id === '' ? null : id.slice(0, END_USER_MAX_CHARS);
+  }
+
+  private write(record: RequestRecord): Promise<void> {
+    this.pending = this.context.requestLog.record(record);
+    return this.pending;
+  }
+
+  /** A row without usage (a refusal, a failure, a client gone before the first frame). */
+  private row(fields: RowFields): RequestRecord {
+    return this.finish({
+      id: this.requestId,
+      accountId: this.principal.accountId,
+      keyId: this.principal.keyId,
+      endpoint: this.endpoint,
+      streamed: this.streamed,
+      latencyMs: this.latency(),
       promptTokens: 0,
       completionTokens: 0,
       cachedTokens: 0,
       reasoningTokens: 0,
       cost: 0n,
       estimated: false,
-      createdAt: new Date(readIdTime(input.requestId) ?? context.clock.now().getTime()).toISOString(),
-      endUser,
-      ...fields,
-    };
-    context.metrics.observeRequestRecord(record);
-    return record;
-  };
-  const write = (fields: Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode'> & Partial<RequestRecord>): Promise<void> => {
-    admitted = context.requestLog.record(build(fields));
-    return admitted;
-  };
-  const settledFields = (candidate: Candidate, settlement: StreamSettlement) => {
+      createdAt: this.createdAt(),
+      endUser: this.endUser,
+      model: fields.model,
+      provider: fields.provider,
+      status: fields.status,
+      errorCode: fields.errorCode,
+      omitted: null,
+      webSearchRequests: null,
+      toolCost: null,
+    });
+  }
+
+  private settledRow(candidate: Candidate, settlement: StreamSettlement): RequestRecord {
     const { usage } = settlement;
-    return {
-      model: candidate.model.id,
-      provider: candidate.provider.id,
-      status: settlement.status,
-      errorCode: settlement.errorCode ?? null,
+    return this.finish({
+      id: this.requestId,
+      accountId: this.principal.accountId,
+      keyId: this.principal.keyId,
+      endpoint: this.endpoint,
+      streamed: this.streamed,
+      latencyMs: this.latency(),
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
       cachedTokens: usage.cachedPromptTokens ?? 0,
       reasoningTokens: usage.reasoningTokens ?? 0,
       cost: settlement.cost,
       estimated: usage.estimated === true,
+      createdAt: this.createdAt(),
+      endUser: this.endUser,
+      model: candidate.model.id,
+      provider: candidate.provider.id,
+      status: settlement.status,
+      errorCode: settlement.errorCode ?? null,
       omitted: settlement.omitted && settlement.omitted.length > 0 ? [...settlement.omitted] : null,
       webSearchRequests: usage.webSearchRequests ?? null,
       toolCost: usage.toolCost ?? null,
-    };
-  };
+    });
+  }
 
-  return {
-    settled(candidate, settlement) {
-      if (done) return;
-      void write(settledFields(candidate, settlement));
-    },
-    settlementRow(candidate, settlement) {
-      return done ? undefined : build(settledFields(candidate, settlement));
-    },
-    failed(error) {
-      if (done || requested === undefined) return admitted;
-      return write({ model: requested, ...classifyFailure(error) });
-    },
-    ended(candidate) {
-      if (!done) void write({ model: candidate.model.id, provider: candidate.provider.id, status: 'aborted', errorCode: 'client_closed' });
-    },
-    identify(id) {
-      // Bounded, so one client cannot grow the log with a huge id; the log makes it valid text.
-      endUser = id === undefined || id === '' ? null : id.slice(0, END_USER_MAX_CHARS);
-    },
-    get admitted() {
-      return admitted;
-    },
-  };
+  private finish(record: RequestRecord): RequestRecord {
+    this.done = true;
+    this.context.metrics.observeRequestRecord(record);
+    return record;
+  }
+
+  private latency(): number {
+    return Math.round(performance.now() - this.startedAt);
+  }
+
+  private createdAt(): string {
+    return isoTime(readIdTime(this.requestId) ?? this.context.clock.now().getTime());
+  }
+}
+
+/** The last time formatted: requests of one millisecond share the string. */
+let lastIsoMillis = Number.NaN;
+let lastIso = '';
+
+function isoTime(milliseconds: number): string {
+  if (milliseconds !== lastIsoMillis) {
+    lastIso = new Date(milliseconds).toISOString();
+    lastIsoMillis = milliseconds;
+  }
+  return lastIso;
 }
 
 /**

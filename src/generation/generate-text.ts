@@ -90,7 +90,9 @@ function startTrace(tracer: NonNullable<AppContext['tracer']>, input: TextGenera
 
 async function routeAndCall(context: AppContext, input: TextGenerationInput, trace: RequestTrace | undefined): Promise<TextGenerationOutcome> {
   const { principal } = input;
-  const defaults = await context.defaultProviders.get(principal.accountId);
+  // A cache hit is a value, not a promise: no await (and no microtask) for it.
+  const cachedDefaults = context.defaultProviders.get(principal.accountId);
+  const defaults = cachedDefaults instanceof Promise ? await cachedDefaults : cachedDefaults;
   let selected: Candidate[];
   try {
     selected = selectCandidates({
@@ -107,7 +109,8 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
     throw explainNoProvider(context.catalog, context.logger, input.call.route, error);
   }
   selected = withinOutputCap(selected, input.call.request);
-  const call = { ...input.call, request: truncateToContext(input.call.request, selected) };
+  const fitted = truncateToContext(input.call.request, selected);
+  const call = fitted === input.call.request ? input.call : { ...input.call, request: fitted };
   trace?.routed(selected);
   const cacheKey = call.request.promptCacheKey;
   const candidates =

@@ -24,7 +24,8 @@ export async function planReservation(
   const ceiling = clientMax ?? candidate.endpoint.maxCompletionTokens ?? Math.max(1, contextLength - prompt.tokens);
   const upstreamMax = clientMax ?? candidate.endpoint.maxCompletionTokens ?? undefined;
   try {
-    const reservation = await ledger.reserve({ ...owner, amount: priceTextCeiling(pricing, prompt.tokens, ceiling, prompt.images) * BigInt(hosted.turns) + hosted.extra });
+    const amount = priceTextCeiling(pricing, prompt.tokens, ceiling, prompt.images) * BigInt(hosted.turns) + hosted.extra;
+    const reservation = await ledger.reserve({ accountId: owner.accountId, keyId: owner.keyId, requestId: owner.requestId, amount });
     return { request: upstreamMax === request.maxTokens ? request : { ...request, maxTokens: upstreamMax }, reservation };
   } catch (error) {
     if (!(error instanceof GatewayError) || error.code !== 'insufficient_balance' || clientMax !== undefined) throw error;

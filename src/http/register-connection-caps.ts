@@ -13,11 +13,12 @@ export function registerConnectionCaps(app: FastifyInstance, context: Pick<AppCo
   let largeUploads = 0;
   const streamsByKey = new Map<string, number>();
 
-  // onRequest: before a byte of the body is read.
-  app.addHook('onRequest', async (request, reply) => {
+  // onRequest: before a byte of the body is read. Callback hooks (here and below): a request
+  // under both caps goes on at once, without an async hook's promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const length = Number(request.headers['content-length'] ?? 0);
     const chunked = request.headers['transfer-encoding'] !== undefined;
-    if (!(length > limits.largeUploadBytes || (chunked && request.method !== 'GET'))) return;
+    if (!(length > limits.largeUploadBytes || (chunked && request.method !== 'GET'))) return done();
     if (largeUploads >= limits.maxLargeUploads) {
       throw new GatewayError('service_unavailable', `Too many large uploads in progress (limit ${limits.maxLargeUploads}): retry in a few seconds`, {
         headers: { 'retry-after': '2', connection: 'close' },
@@ -27,14 +28,15 @@ export function registerConnectionCaps(app: FastifyInstance, context: Pick<AppCo
     onClose(reply, () => {
       largeUploads -= 1;
     });
+    done();
   });
 
   // preHandler: the key is known and the body parsed, so `stream: true` can be read.
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const principal = request.principal;
     const keyId = principal?.keyId;
     const body = request.body as { stream?: unknown } | undefined;
-    if (!principal || !keyId || typeof body !== 'object' || body === null || body.stream !== true) return;
+    if (!principal || !keyId || typeof body !== 'object' || body === null || body.stream !== true) return done();
     const open = streamsByKey.get(keyId) ?? 0;
     if (open >= limits.maxStreamsPerKey) {
       const refusal = new GatewayError('rate_limited', `This key has ${open} streams open, the most allowed at once: close some before opening more`, {
@@ -43,8 +45,9 @@ export function registerConnectionCaps(app: FastifyInstance, context: Pick<AppCo
       });
       // A generation request refused before its route ran still gets its request-log row (`refused`).
       const endpoint = (request.routeOptions.url ?? request.url).replace(/^\/v1/, '');
-      await startRequestRecord(context, { requestId: request.id, principal, endpoint, body: body as Record<string, unknown> }).failed(refusal);
-      throw refusal;
+      const recorded = startRequestRecord(context, { requestId: request.id, principal, endpoint, body: body as Record<string, unknown> }).failed(refusal);
+      recorded.then(() => done(refusal), done);
+      return;
     }
     streamsByKey.set(keyId, open + 1);
     onClose(reply, () => {
@@ -52,6 +55,7 @@ export function registerConnectionCaps(app: FastifyInstance, context: Pick<AppCo
       if (left <= 0) streamsByKey.delete(keyId);
       else streamsByKey.set(keyId, left);
     });
+    done();
   });
 }
 

@@ -8,9 +8,10 @@ import { hasInvalidText } from '../store/valid-text.js';
  * PostgreSQL query as a parameter and failed there, as a 500, on PostgreSQL only.
  */
 export function registerTextCheck(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  // A callback hook: a plain URL goes on at once, without an async hook's promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const { url } = request.raw;
-    if (url === undefined || (!url.includes('%') && !url.includes('\u0000'))) return;
+    if (url === undefined || (!url.includes('%') && !url.includes('\u0000'))) return done();
     let decoded: string;
     try {
       decoded = decodeURIComponent(url.replace(/\+/g, ' '));
@@ -18,5 +19,6 @@ export function registerTextCheck(app: FastifyInstance): void {
       throw new GatewayError('invalid_request', 'The URL holds bytes that are not valid UTF-8');
     }
     if (hasInvalidText(decoded)) throw new GatewayError('invalid_request', 'The URL holds a NUL character or invalid text');
+    done();
   });
 }

@@ -9,8 +9,10 @@ import { GatewayError } from '../errors/gateway-error.js';
  */
 export function registerMetrics(app: FastifyInstance, context: AppContext): void {
   const { metrics } = context;
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: counting needs no promise.
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.observeHttp(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.addHook('onError', async (_request, _reply, error) => {
     if (error instanceof GatewayError && error.code === 'rate_limited') metrics.observeRateLimited(String(error.metadata.limit_type ?? 'requests_per_minute'));

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
+import { ExpiringLru } from '../core/expiring-lru.js';
 import type { Database } from '../store/database.js';
 import { listDefaultProviders } from '../store/repositories/default-providers.js';
 
@@ -8,19 +8,22 @@ import { listDefaultProviders } from '../store/repositories/default-providers.js
  * path. A change through this instance evicts at once; other instances see it within `ttlMs`.
  */
 export class DefaultProviderCache {
-  private readonly entries: LRUCache<string, Map<string, string>>;
+  private readonly entries: ExpiringLru<string, Map<string, string>>;
 
   constructor(
     private readonly db: Kysely<Database>,
     ttlMs: number,
     now: () => number = Date.now,
   ) {
-    this.entries = new LRUCache<string, Map<string, string>>({ max: 100_000, ttl: ttlMs, perf: { now } });
+    this.entries = new ExpiringLru(ttlMs, 100_000, now);
   }
 
-  async get(accountId: string): Promise<Map<string, string>> {
-    const cached = this.entries.get(accountId);
-    if (cached) return cached;
+  /** The cached defaults, or a read of them: a cache hit answers without a promise. */
+  get(accountId: string): Map<string, string> | Promise<Map<string, string>> {
+    return this.entries.get(accountId) ?? this.load(accountId);
+  }
+
+  private async load(accountId: string): Promise<Map<string, string>> {
     const defaults = await listDefaultProviders(this.db, accountId);
     this.entries.set(accountId, defaults);
     return defaults;

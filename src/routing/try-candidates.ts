@@ -34,7 +34,8 @@ export async function tryCandidates<T>(
   attempt: (candidate: Candidate, control: CandidateAttempt) => Promise<T>,
 ): Promise<{ candidate: Candidate; value: T }> {
   let lastFailure: UpstreamError | undefined;
-  for (const [index, candidate] of candidates.entries()) {
+  for (let index = 0; index < candidates.length; index += 1) {
+    const candidate = candidates[index];
     if (signal.aborted) break;
     const startedAt = performance.now();
     const health = context.health.begin(candidate.healthKey);

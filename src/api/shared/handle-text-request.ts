@@ -7,6 +7,7 @@ import { generateText, type TextGenerationOutcome } from '../../generation/gener
 import { writeSse } from '../../http/write-sse.js';
 import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
+import type { Candidate } from '../../routing/candidate.js';
 
 /** What differs between /chat/completions, /responses, /messages and Gemini's generateContent: the wire style. */
 export interface TextStyle<Extra> {
@@ -49,7 +50,7 @@ export async function handleTextRequest<Extra>(
   const record = startRequestRecord(context, {
     requestId: request.id,
     principal: request.principal!,
-    endpoint: described?.endpoint ?? request.routeOptions.url!.replace(/^\/v1/, ''),
+    endpoint: described?.endpoint ?? endpointOf(request.routeOptions.url!),
     body: described ? { ...body, model: described.model, stream: described.stream } : body,
   });
   const controller = new AbortController();
@@ -76,7 +77,6 @@ export async function handleTextRequest<Extra>(
     await record.failed(error);
     throw error;
   }
-  const meta: ResponseMeta = { id: request.id, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
   reply.header('x-switchyard-provider', outcome.candidate.provider.id);
   // Preferences the endpoint could not honour were left out (contract §4): the answer says which.
   const omitted = outcome.omitted.length > 0 ? outcome.omitted.join(', ') : undefined;
@@ -88,8 +88,9 @@ export async function handleTextRequest<Extra>(
       outcome.body[field] = withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost));
       return reply.send(outcome.body);
     }
-    return reply.send(await style.encodeResponse(outcome.result, meta, outcome.cost, extra));
+    return reply.send(await style.encodeResponse(outcome.result, responseMeta(context, request, outcome.candidate), outcome.cost, extra));
   }
+  const meta = responseMeta(context, request, outcome.candidate);
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
   try {
@@ -110,4 +111,14 @@ export async function handleTextRequest<Extra>(
   record.ended(outcome.candidate);
   await record.admitted;
   return reply;
+}
+
+/** The response's identity, made only for the answers that carry it (a relayed JSON answer keeps the provider's). */
+function responseMeta(context: AppContext, request: FastifyRequest, candidate: Candidate): ResponseMeta {
+  return { id: request.id, model: candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
+}
+
+/** The request log's endpoint of a route: its pattern without the `/v1` prefix. */
+function endpointOf(route: string): string {
+  return route.startsWith('/v1') ? route.slice(3) : route;
 }
