@@ -70,7 +70,7 @@ export interface StreamError {
  */
 export interface RelayFrame {
   type: 'relay-frame';
-  /** A complete SSE frame (`event: …\ndata: …\n\n`). */
+  /** One or more complete SSE frames (`event: …\ndata: …\n\n`), in the provider's order. */
   frame: string;
 }
 
@@ -81,7 +81,8 @@ export interface HeldEvent {
 }
 
 /**
- * A relayed stream: canonical parts that may carry the provider event they came from as `frame`
- * (one object per event, where it has a part), and bare frames for events without one.
+ * A relayed stream: canonical parts that may carry the provider events they came from as `frame`
+ * (one or more whole SSE frames: the OpenAI relay joins the events of one upstream read into one
+ * part, whose text is theirs joined), and bare frames for events without a part.
  */
 export type RelayedPart = (StreamPart & { frame?: string }) | RelayFrame;
