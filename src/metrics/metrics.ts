@@ -6,8 +6,8 @@ import { sharedEventLoopMonitor, type EventLoopSample } from './monitor-event-lo
 export interface MetricsSources {
   /** Circuit state of every catalog endpoint (`closed` | `open` | `half-open`). */
   breakers(): Array<{ provider: string; providerModel: string; state: string }>;
-  /** Reservations open in the database (all instances). */
-  openReservations(): Promise<number>;
+  /** Reservation rows open in the database (all instances): requests' own, and fund leases. */
+  openReservations(): Promise<{ requests: number; leases: number }>;
   /** Rows waiting in this instance's request-log writer. */
   requestLogQueue(): number;
   /** Tasks in the database by state (all instances). */
@@ -87,7 +87,27 @@ export class Metrics {
         for (const breaker of sources.breakers()) this.set({ provider: breaker.provider, provider_model: breaker.providerModel }, breaker.state === 'open' ? 2 : breaker.state === 'half-open' ? 1 : 0);
       },
     });
-    new Gauge({ name: 'switchyard_open_reservations', help: 'Reservations open in the database', registers, async collect() { this.set(await sources.openReservations()); } });
+    // One read per scrape serves both gauges: the first collects it, the second takes it.
+    let leaseRows: Promise<{ requests: number; leases: number }> | undefined;
+    new Gauge({
+      name: 'switchyard_open_reservations',
+      help: 'Requests\' reservations open in the database (fund leases not included)',
+      registers,
+      async collect() {
+        leaseRows = sources.openReservations();
+        this.set((await leaseRows).requests);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_fund_leases',
+      help: 'Fund lease rows the running instances hold (docs/leases.md)',
+      registers,
+      async collect() {
+        const counts = leaseRows ?? sources.openReservations();
+        leaseRows = undefined;
+        this.set((await counts).leases);
+      },
+    });
     new Gauge({ name: 'switchyard_request_log_queue_depth', help: 'Request-log rows waiting to be written by this instance', registers, collect() { this.set(sources.requestLogQueue()); } });
     new Gauge({
       name: 'switchyard_tasks',

@@ -91,6 +91,8 @@ describe('GET /metrics', () => {
     expect(sum(samples, 'switchyard_charged_usd_total')).toBeCloseTo(credits.data.total_usage, 12);
     expect(sum(samples, 'switchyard_uncollected_usd')).toBe(0);
     expect(sum(samples, 'switchyard_open_reservations')).toBe(0);
+    // Leases are on by default: the two accounts' requests were reserved out of lease rows, held while the instance runs.
+    expect(sum(samples, 'switchyard_fund_leases')).toBeGreaterThan(0);
     expect(sum(samples, 'switchyard_request_log_queue_depth')).toBe(0);
     expect(sum(samples, 'switchyard_circuit_state', { provider: 'sim-openai', provider_model: 'gpt-sim' })).toBe(0);
   });

@@ -3,9 +3,20 @@ import type { Database } from '../database.js';
 
 /** Counts for the operator's metrics, over every account and instance. */
 
-export async function countOpenReservations(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('reservations').select(sql<string | number>`count(*)`.as('count')).executeTakeFirst();
-  return Number(row?.count ?? 0);
+/**
+ * Open reservation rows, split into requests' own and fund leases (docs/leases.md): a lease row is
+ * its own request (`request_id = id`), held by its instance while it runs, so it is not a
+ * reservation left open.
+ */
+export async function countOpenReservations(db: Kysely<Database>): Promise<{ requests: number; leases: number }> {
+  const row = await db
+    .selectFrom('reservations')
+    .select([
+      sql<string | number | null>`sum(case when id = request_id then 0 else 1 end)`.as('requests'),
+      sql<string | number | null>`sum(case when id = request_id then 1 else 0 end)`.as('leases'),
+    ])
+    .executeTakeFirst();
+  return { requests: Number(row?.requests ?? 0), leases: Number(row?.leases ?? 0) };
 }
 
 export async function countTasksByStatus(db: Kysely<Database>): Promise<Array<{ status: string; count: number }>> {
