@@ -1,0 +1,73 @@
+import type { Socket } from 'node:net';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reserveOnce } from '../../src/billing/reserve-funds.js';
+import { writeBooks } from '../../src/billing/write-books.js';
+import type { Store } from '../../src/store/create-store.js';
+import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
+
+/**
+ * A books batch on PostgreSQL is four messages to the server (`begin`, the statement that takes,
+ * the statement that applies, `commit`) but two socket writes: what goes out in one tick leaves
+ * together. At low load a batch holds one request, so each write saved is a system call saved
+ * per request. Counted on the pooled connection's socket while the batch holds it.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+if (!postgresUrl) process.stdout.write('PostgreSQL tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
+
+describe.skipIf(!postgresUrl)('socket writes of a books batch on PostgreSQL', () => {
+  let test: TestStore;
+  let store: Store;
+
+  beforeAll(async () => {
+    test = await openTestStore({ name: 'postgres', url: postgresUrl! });
+    store = test.store;
+    await store.db.insertInto('accounts').values({ id: 'acc_w', name: 'w', created_at: '2026-11-26T00:00:00.000Z', total_credits: 10n ** 12n, total_usage: 0n, reserved: 0n }).execute();
+    await store.db
+      .insertInto('api_keys')
+      .values({ id: 'key_w', account_id: 'acc_w', name: 'w', label: 'w', hash: 'hash-w', management: 0, created_at: '2026-11-26T00:00:00.000Z', spend_limit: null, usage: 0n, reserved: 0n, model_max_prices: '{}' })
+      .execute();
+  });
+  afterAll(() => test?.close());
+
+  it('sends begin with the first statement and the second with commit: two writes, and the books applied', async () => {
+    const reserved = await reserveOnce(store, { id: 'rsv_w', accountId: 'acc_w', keyId: 'key_w', requestId: 'req_w', amount: 5_000n, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 60_000).toISOString(), instanceId: null });
+    expect(reserved).toBe('reserved');
+
+    const writes: string[] = [];
+    const count = (client: pg.PoolClient) => {
+      const socket = (client as unknown as { connection: { stream: Socket & { _write: Function; _writev: Function } } }).connection.stream;
+      const write = socket._write;
+      const writev = socket._writev;
+      socket._write = function (this: Socket, ...args: unknown[]) {
+        writes.push('write');
+        return write.apply(this, args);
+      };
+      socket._writev = function (this: Socket, ...args: unknown[]) {
+        writes.push('writev');
+        return writev.apply(this, args);
+      };
+      return () => {
+        socket._write = write;
+        socket._writev = writev;
+      };
+    };
+    let restore: (() => void) | undefined;
+    const onAcquire = (client: pg.PoolClient) => (restore = count(client));
+    store.pool!.on('acquire', onAcquire);
+    try {
+      const outcomes = await writeBooks(store, {
+        items: [{ settlement: { reservationId: 'rsv_w', accountId: 'acc_w', keyId: 'key_w', requestId: 'req_w', cost: 4_000n } }],
+        createdAt: new Date().toISOString(),
+        ledgerId: () => 'led_w',
+      });
+      expect(outcomes).toEqual([{ charged: 4_000n, uncollected: 0n, applied: true }]);
+    } finally {
+      store.pool!.off('acquire', onAcquire);
+      restore?.();
+    }
+    expect(writes).toHaveLength(2);
+    const account = await store.pool!.query<{ total_usage: string; reserved: string }>(`select total_usage::text, reserved::text from accounts where id = 'acc_w'`);
+    expect(account.rows).toEqual([{ total_usage: '4000', reserved: '0' }]);
+  });
+});
