@@ -16,6 +16,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     bodyLimitBytes: readInteger(env, 'SWITCHYARD_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     shutdownDrainMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
     shutdownGraceMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    warmUpRequests: readInteger(env, 'SWITCHYARD_WARMUP_REQUESTS', 400, 0, 100_000),
     logLevel: env.LOG_LEVEL || 'info',
     http: {
       headersTimeoutMs: readInteger(env, 'SWITCHYARD_HEADERS_TIMEOUT_MS', defaultHttpLimits.headersTimeoutMs, 1000, 600_000),

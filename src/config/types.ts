@@ -202,6 +202,11 @@ export interface ServerConfig {
   shutdownDrainMs: number;
   /** After the listener closes, how long in-flight requests and streams may take to finish. */
   shutdownGraceMs: number;
+  /**
+   * Requests `serve` runs through a private copy of the application before it listens, so that
+   * the first real ones meet optimised code (`cli/warm-up.ts`); 0 turns the warm-up off.
+   */
+  warmUpRequests: number;
   logLevel: string;
   /** Connection timeouts and upload/stream caps; `http/http-limits.ts` defaults when absent. */
   http?: Partial<HttpLimits>;

@@ -25,6 +25,11 @@ export interface Store {
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   /**
+   * Opens the pool's connections now (PostgreSQL; nothing to do on SQLite), so that a burst of
+   * first requests does not start a database backend per connection while it waits.
+   */
+  openConnections(): Promise<void>;
+  /**
    * True from the first failed call (or lost connection) of an outage until the database has
    * answered again for a while; never on SQLite. Costs nothing: no query is made.
    */
@@ -99,6 +104,7 @@ function openSqlite(path: string): Store {
     dialect: 'sqlite',
     sqlite: database,
     ping: () => ping(db),
+    openConnections: () => Promise.resolve(),
     isDown: () => false,
     close: () => db.destroy(),
   };
@@ -176,12 +182,26 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     pool,
     schema: options.schema,
     ping: () => ping(db),
+    openConnections: () => openPoolConnections(pool),
     isDown: () => outages.down,
     close: () => {
       outages.close();
       return db.destroy();
     },
   };
+}
+
+/** Checks out as many connections as the pool may hold, runs a trivial query on each, and returns them. */
+async function openPoolConnections(pool: pg.Pool): Promise<void> {
+  const opened = await Promise.allSettled(Array.from({ length: pool.options.max }, () => pool.connect()));
+  const clients = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  try {
+    await Promise.all(clients.map((client) => client.query('select 1')));
+  } finally {
+    for (const client of clients) client.release();
+  }
+  const failure = opened.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /**

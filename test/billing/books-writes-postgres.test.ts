@@ -15,7 +15,7 @@ import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 const postgresUrl = process.env.TEST_DATABASE_URL;
 if (!postgresUrl) process.stdout.write('PostgreSQL tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
 
-describe.skipIf(!postgresUrl)('socket writes of a books batch on PostgreSQL', () => {
+describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: socket writes of a books batch, connections opened ahead', () => {
   let test: TestStore;
   let store: Store;
 
@@ -69,5 +69,21 @@ describe.skipIf(!postgresUrl)('socket writes of a books batch on PostgreSQL', ()
     expect(writes).toHaveLength(2);
     const account = await store.pool!.query<{ total_usage: string; reserved: string }>(`select total_usage::text, reserved::text from accounts where id = 'acc_w'`);
     expect(account.rows).toEqual([{ total_usage: '4000', reserved: '0' }]);
+  });
+
+  it('opens every connection of the pool ahead of the first burst when asked (serve does, with its warm-up)', async () => {
+    const pool = store.pool!;
+    await store.openConnections();
+    expect({ total: pool.totalCount, idle: pool.idleCount }).toEqual({ total: pool.options.max, idle: pool.options.max });
+    // A burst as large as the pool finds every connection open: none is started for it.
+    let connected = 0;
+    const onConnect = () => (connected += 1);
+    pool.on('connect', onConnect);
+    try {
+      await Promise.all(Array.from({ length: pool.options.max }, () => pool.query('select pg_sleep(0.05)')));
+    } finally {
+      pool.off('connect', onConnect);
+    }
+    expect(connected).toBe(0);
   });
 });

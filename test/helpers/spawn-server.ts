@@ -14,7 +14,9 @@ const children: ChildProcess[] = [];
  */
 export function spawnServer(env: NodeJS.ProcessEnv, cwd?: string, nodeFlags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
   // No drain period unless a test asks for one: only a balancer needs `/ready` to say 503 first.
-  const child = spawn(process.execPath, [...nodeFlags, switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // No warm-up either (a second of start-up per server), unless a test asks for it: a variable
+  // given as undefined is left out, so `serve` applies its own default.
+  const child = spawn(process.execPath, [...nodeFlags, switchyardBin, 'serve'], { env: { ...process.env, PORT: '0', SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', SWITCHYARD_WARMUP_REQUESTS: '0', ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolvePromise, reject) => {
     let output = '';
