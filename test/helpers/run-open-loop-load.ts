@@ -39,8 +39,6 @@ export interface OpenLoopOptions {
   shouldStop(elapsedMs: number): boolean;
   maxDurationMs: number;
   connections?: number;
-  /** Where each wire is sent (default: the gateway's `/v1/chat/completions` and `/v1/messages`). */
-  paths?: { chat: string; messages: string };
 }
 
 export async function runOpenLoopLoad(options: OpenLoopOptions): Promise<LoadOutcome[]> {
@@ -75,7 +73,7 @@ async function sendOne(pool: Pool, options: OpenLoopOptions, index: number, load
   try {
     const response = await pool.request({
       method: 'POST',
-      path: request.wire === 'chat' ? (options.paths?.chat ?? '/v1/chat/completions') : (options.paths?.messages ?? '/v1/messages'),
+      path: request.wire === 'chat' ? '/v1/chat/completions' : '/v1/messages',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(requestBody(request, index)),
       signal: controller.signal,
