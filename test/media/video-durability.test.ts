@@ -21,7 +21,8 @@ afterAll(() => {
 });
 
 function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Restarts are what this file is about, not the first seconds' speed: no warm-up (src/cli/warm-up.ts).
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, SWITCHYARD_WARMUP_REQUESTS: '0', ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   return new Promise((resolvePromise, reject) => {
