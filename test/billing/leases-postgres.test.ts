@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { createStore, type Store } from '../../src/store/create-store.js';
+import { createStore } from '../../src/store/create-store.js';
+import { burst, creditsFor, FIXED_COST as COST, fixedCostCatalogYaml, readBooks as books } from '../helpers/fixed-cost-load.js';
 import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';
 import { uniqueSchemaName } from '../helpers/test-databases.js';
 
@@ -20,29 +21,7 @@ const postgresUrl = process.env.TEST_DATABASE_URL;
 if (!postgresUrl) process.stdout.write('PostgreSQL lease tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
 afterAll(killSpawnedServers);
 
-const MAX_TOKENS = 10;
-// 100 USD per million completion tokens × 10 tokens = 0.001 USD.
-const COST = 1_000_000n;
 const INSTANCE_TIMEOUT_MS = 1500;
-
-function catalogYaml(simulatorUrl: string): string {
-  return `
-limits: {free_daily_requests: 5, requests_per_minute: 0}
-providers:
-  - {id: sim-openai, name: Sim OpenAI, api: openai, base_url: "${simulatorUrl}/openai/v1", api_key: sim-key}
-models:
-  - id: sim/fixed
-    name: "Sim: fixed cost"
-    context_length: 32000
-    modalities: {input: [text], output: [text]}
-    endpoints:
-      - provider: sim-openai
-        model: gpt-fixed
-        pricing: {prompt: 0, completion: 100}
-        supported_parameters: [max_tokens]
-        max_completion_tokens: 1000
-`;
-}
 
 async function setUp(credits: string) {
   const schema = uniqueSchemaName();
@@ -52,7 +31,7 @@ async function setUp(credits: string) {
   const simulator = await startSimulator({ latencyMs: 20, replyTokens: 50 });
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-leases-'));
   const configPath = join(directory, 'switchyard.yaml');
-  writeFileSync(configPath, catalogYaml(simulator.url));
+  writeFileSync(configPath, fixedCostCatalogYaml(simulator.url));
   const env = { DATABASE_URL: postgresUrl!, PGOPTIONS: `-c search_path=${schema}`, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'silent', SWITCHYARD_INSTANCE_TIMEOUT_MS: String(INSTANCE_TIMEOUT_MS), SWITCHYARD_LEASES: undefined };
   const store = await createStore(postgresUrl!, { schema });
   const created = spawnSync(process.execPath, [switchyardBin, 'admin', 'create-account', '--credits', credits], { env: { ...process.env, ...env }, encoding: 'utf8' });
@@ -66,49 +45,10 @@ async function setUp(credits: string) {
   return { env, store, key, accountId: data.id, close };
 }
 
-function sendTo(url: string, key: string, index: number): Promise<number> {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'sim/fixed', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: `request ${index}` }] }),
-  }).then((response) => response.text().then(() => response.status, () => 0), () => 0);
-}
-
-/** Sends `count` requests round-robin over the instances, `concurrency` at a time. */
-async function burst(urls: readonly string[], key: string, count: number, concurrency: number): Promise<number[]> {
-  const statuses: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = next++;
-        statuses[index] = await sendTo(urls[index % urls.length], key, index);
-      }
-    }),
-  );
-  return statuses;
-}
-
-async function books(store: Store, accountId: string) {
-  const total = async (query: ReturnType<typeof sql<{ total: string | null }>>) => BigInt((await query.execute(store.db)).rows[0].total ?? 0);
-  const account = await store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
-  return {
-    credits: BigInt(account.total_credits),
-    usage: BigInt(account.total_usage),
-    reserved: BigInt(account.reserved),
-    keyReserved: BigInt((await sql<{ total: string }>`select coalesce(sum(reserved), 0)::text as total from api_keys where account_id = ${accountId}`.execute(store.db)).rows[0].total),
-    charges: await total(sql`select sum(amount)::text as total from ledger_entries where account_id = ${accountId} and kind = 'charge'`),
-    uncollected: await total(sql`select sum(amount)::text as total from ledger_entries where account_id = ${accountId} and kind = 'uncollected'`),
-    logged: await total(sql`select sum(cost)::text as total from requests where account_id = ${accountId}`),
-    rolledUp: await total(sql`select sum(cost)::text as total from usage_rollups where account_id = ${accountId}`),
-    held: await total(sql`select sum(amount)::text as total from reservations where account_id = ${accountId}`),
-  };
-}
-
 describe.skipIf(!postgresUrl)('leases: three instances on one hot account (PostgreSQL)', () => {
   it('serves exactly N requests on a balance for N, refuses the rest with 402, and gives every lease back at shutdown', async () => {
     const N = 240;
-    const setup = await setUp(((Number(COST) * N) / 1e9).toFixed(9));
+    const setup = await setUp(creditsFor(N));
     try {
       const instances = [await spawnServer(setup.env), await spawnServer(setup.env), await spawnServer(setup.env)];
       let leasesSeen = 0;
