@@ -55,9 +55,12 @@ interface GcEvent {
   atMs: number;
   major: boolean;
   afterMb: number;
+  /** The pause the collection's trace line reports (ms), when it reports one. */
+  pauseMs?: number;
 }
 
 // "[pid:0x…]   1234 ms: Mark-Compact 45.6 (60.1) -> 30.2 (58.3) MB, …" (also Scavenge, Minor Mark-Compact)
+const GC_PAUSE = /MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/;
 const GC_LINE = /\d+ ms: ([A-Za-z -]+?)(?: \([a-z ]+\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
 
 describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed requests/s', () => {
@@ -82,7 +85,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
         pending = lines.pop() ?? '';
         for (const line of lines) {
           const gc = GC_LINE.exec(line);
-          if (gc) gcEvents.push({ atMs: Date.now() - loadStarted, major: gc[1] === 'Mark-Compact', afterMb: Number(gc[2]) });
+          if (gc) gcEvents.push({ atMs: Date.now() - loadStarted, major: gc[1] === 'Mark-Compact', afterMb: Number(gc[2]), pauseMs: Number(GC_PAUSE.exec(line)?.[1] ?? Number.NaN) });
           else if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
         }
       });
@@ -130,7 +133,12 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
         };
       });
       const majors = gcEvents.filter((event) => event.major && event.atMs >= 0 && event.atMs <= loadEndedMs);
-      process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; ${(durationMs / 1000).toFixed(0)} s; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; heap after each major GC under load: ${majors.map((event) => `${event.afterMb} MB at ${(event.atMs / 1000).toFixed(1)} s`).join(', ')} (before the load: ${gcEvents
+      process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; ${(durationMs / 1000).toFixed(0)} s; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; heap after each major GC under load: ${majors.map((event) => `${event.afterMb} MB at ${(event.atMs / 1000).toFixed(1)} s (pause ${event.pauseMs} ms)`).join(', ')}; slowest non-streamed requests: ${outcomes
+          .filter((outcome) => !outcome.request.stream && outcome.error === undefined)
+          .sort((a, b) => b.latencyMs - a.latencyMs)
+          .slice(0, 8)
+          .map((outcome) => `${Math.round(outcome.latencyMs)} ms sent at ${(outcome.sentAtMs / 1000).toFixed(1)} s`)
+          .join(', ')} (before the load: ${gcEvents
           .filter((event) => event.major && event.atMs < 0)
           .map((event) => `${event.afterMb} MB`)
           .join(', ')})\n`);
