@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkBooks } from '../../bench/check-books.js';
@@ -100,6 +101,16 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       // From a cold start: the load begins as soon as the instance says it is ready.
       for (let attempt = 0; attempt < 600 && (await fetch(`${url}/ready`).then((response) => response.status)) !== 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
       loadStarted = Date.now();
+      // The load generator's own major collections: a pause of this process delays sends and
+      // lengthens every answer it is reading, and would show as a stall of the gateway's.
+      const clientPauses: string[] = [];
+      const clientGc = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+          if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR || entry.duration > 50) clientPauses.push(`${Math.round(entry.duration)} ms at ${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);
+        }
+      });
+      clientGc.observe({ entryTypes: ['gc'] });
       const majorsUnderLoad = () => gcEvents.filter((event) => event.major && event.atMs >= 0).length;
       const outcomes = await runOpenLoopLoad({
         url,
@@ -110,6 +121,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
         maxDurationMs: MAX_DURATION_MS,
         connections: 512,
       });
+      clientGc.disconnect();
       // The load's end as the stop condition saw it: the GC that ended the soak may come after the
       // last request was sent, while answers were still under way, and still counts as under load.
       const loadEndedMs = Date.now() - loadStarted;
@@ -138,7 +150,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
           .sort((a, b) => b.latencyMs - a.latencyMs)
           .slice(0, 8)
           .map((outcome) => `${Math.round(outcome.latencyMs)} ms sent at ${(outcome.sentAtMs / 1000).toFixed(1)} s`)
-          .join(', ')} (before the load: ${gcEvents
+          .join(', ')}; the load generator's major or long collections: ${clientPauses.join(', ') || 'none'} (before the load: ${gcEvents
           .filter((event) => event.major && event.atMs < 0)
           .map((event) => `${event.afterMb} MB`)
           .join(', ')})\n`);
