@@ -38,17 +38,14 @@ export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Prom
       throw error;
     });
     const send = runOnClient(client);
-    const run: PostgresRun = (query) => {
+    // After a failed `begin` nothing more goes out; otherwise each message joins this tick's write.
+    const sendUnlessFailed = <T>(sendNow: () => Promise<T>): Promise<T> => {
       if (failed !== undefined) return Promise.reject(failed);
       together();
-      return send(query);
+      return sendNow();
     };
-    const commit = () => {
-      if (failed !== undefined) return Promise.reject(failed);
-      together();
-      return client.query('commit');
-    };
-    const written = writeBooksWith(run, batch, commit);
+    const run: PostgresRun = (query) => sendUnlessFailed(() => send(query));
+    const written = writeBooksWith(run, batch, () => sendUnlessFailed(() => client.query('commit')));
     try {
       const [, outcomes] = await Promise.all([begun, written]);
       return outcomes;

@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
+import { createAccount } from '../accounts/create-account.js';
+import type { AppContext } from '../app-context.js';
 import { buildApp } from '../app.js';
 import { parseConfigText } from '../config/load-config.js';
 import { normalizeConfig } from '../config/normalize-config.js';
@@ -53,45 +55,44 @@ export async function warmUp(requests: number, logger: Logger): Promise<WarmUpSu
 async function runWarmUp(requests: number): Promise<WarmUpSummary> {
   const started = performance.now();
   const simulator = await startSimulator({ latencyMs: 0, tokensPerSecond: 0 });
+  let context: AppContext | undefined;
+  let app: FastifyInstance | undefined;
   try {
-    const adminToken = randomBytes(16).toString('hex');
-    const server = { ...readServerConfig({}), databaseUrl: 'sqlite::memory:', redisUrl: null, adminToken, logLevel: 'silent', warmUpRequests: 0 };
+    const server = { ...readServerConfig({}), databaseUrl: 'sqlite::memory:', redisUrl: null, logLevel: 'silent', warmUpRequests: 0 };
     const config = normalizeConfig(parseConfigText(warmUpCatalog(simulator.url), 'warm-up catalog', {}), 'warm-up catalog', server);
-    const context = await createContext(config, { tracing: null });
-    try {
-      const app = await buildApp(context);
-      try {
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        const created = await app.inject({ method: 'POST', url: '/admin/accounts', headers: { authorization: `Bearer ${adminToken}` }, payload: { name: 'warm-up', credits: 1000 } });
-        if (created.statusCode !== 201) throw new Error(`warm-up account: HTTP ${created.statusCode}`);
-        const { key } = created.json() as { key: string };
-        const pool = new Pool(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, { connections: CONCURRENCY });
-        let sent = 0;
-        let failed = 0;
-        try {
-          const worker = async () => {
-            while (sent < requests && performance.now() - started < DEADLINE_MS) {
-              const { path, body } = warmUpRequest(sent);
-              sent += 1;
-              const response = await pool.request({ method: 'POST', path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-              await response.body.text();
-              if (response.statusCode !== 200) failed += 1;
-            }
-          };
-          await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-        } finally {
-          await pool.close();
-        }
-        return { requests: sent, failed, ms: Math.round(performance.now() - started) };
-      } finally {
-        await app.close();
-      }
-    } finally {
-      await closeContext(context);
-    }
+    context = await createContext(config, { tracing: null });
+    app = await buildApp(context);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { key } = await createAccount(context, { name: 'warm-up', credits: 1_000_000_000_000n });
+    const outcome = await sendWarmUpRequests(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, key, requests, started);
+    return { ...outcome, ms: Math.round(performance.now() - started) };
   } finally {
+    await app?.close();
+    if (context) await closeContext(context);
     await simulator.close();
   }
+}
+
+/** `requests` requests, CONCURRENCY at a time, until the deadline; how many went out and how many were not 200. */
+async function sendWarmUpRequests(url: string, key: string, requests: number, started: number): Promise<{ requests: number; failed: number }> {
+  const pool = new Pool(url, { connections: CONCURRENCY });
+  let sent = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (sent < requests && performance.now() - started < DEADLINE_MS) {
+      const { path, body } = warmUpRequest(sent);
+      sent += 1;
+      const response = await pool.request({ method: 'POST', path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await response.body.text();
+      if (response.statusCode !== 200) failed += 1;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  } finally {
+    await pool.close();
+  }
+  return { requests: sent, failed };
 }
 
 const MODELS = ['warm-up/openai', 'warm-up/anthropic', 'warm-up/gemini'];
