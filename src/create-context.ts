@@ -46,7 +46,7 @@ const tracingOf = new WeakMap<AppContext, Tracing>();
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.server.logLevel);
-  const store = await createStore(config.server.databaseUrl, { logger, ...options.store });
+  const store = await createStore(config.server.databaseUrl, { logger, backgroundCheckpoints: true, ...options.store });
   await migrateToLatest(store);
   const clock = options.clock ?? systemClock;
   const instanceId = createId('ins');

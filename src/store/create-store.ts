@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { fallbackPages, startWalCheckpointer } from './checkpoint-wal.js';
 import { isDatabaseUnreachable } from './database-errors.js';
 import { OutageEpisodes } from './log-outage-episodes.js';
 import type { Database } from './database.js';
@@ -47,6 +48,11 @@ export interface StoreOptions {
   logger?: Logger;
   /** How long the database must answer before an outage counts as over (default 2 s). */
   recoveryQuietMs?: number;
+  /**
+   * SQLite file: checkpoint the write-ahead log from a worker thread (`checkpoint-wal.ts`) rather
+   * than on the connection that commits. Set by the server; short-lived commands leave it off.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -83,17 +89,19 @@ export function postgresTimeouts(env: NodeJS.ProcessEnv = process.env): Postgres
  * mode, PostgreSQL int8 parsed as BigInt.
  */
 export async function createStore(url: string, options: StoreOptions = {}): Promise<Store> {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
   throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:…"`);
 }
 
-function openSqlite(path: string): Store {
+function openSqlite(path: string, options: StoreOptions): Store {
   const inMemory = path === ':memory:' || path === '';
   if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new SqliteDatabase(inMemory ? ':memory:' : path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
+  const checkpointer = !inMemory && options.backgroundCheckpoints ? startWalCheckpointer(path, { logger: options.logger }) : undefined;
+  if (checkpointer) database.pragma(`wal_autocheckpoint = ${fallbackPages}`);
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   database.defaultSafeIntegers(true);
@@ -106,7 +114,10 @@ function openSqlite(path: string): Store {
     ping: () => ping(db),
     openConnections: () => Promise.resolve(),
     isDown: () => false,
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.close();
+      await db.destroy();
+    },
   };
 }
 
