@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { encodeKey } from '../api/keys/encode-key.js';
+import { encodeKeys } from '../api/keys/encode-key.js';
 import { encodeAccount } from '../api/shared/encode-account.js';
 import { defaultPageSize, toPage } from '../api/shared/pagination.js';
 import { buildUsageReport } from '../api/usage/build-usage-report.js';
@@ -37,7 +37,7 @@ export function registerConsoleCommands(admin: Command): void {
       withStore(async (store) => {
         if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
         const keys = await listActiveKeys(store.db, accountId, { limit: 500 });
-        return { data: keys.map(encodeKey) };
+        return { data: await encodeKeys(store.db, accountId, keys) };
       }),
     );
 

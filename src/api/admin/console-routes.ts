@@ -4,7 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { notFound } from '../../errors/gateway-error.js';
 import { findAccount, listAccounts } from '../../store/repositories/accounts.js';
 import { listActiveKeys, revokeKey } from '../../store/repositories/api-keys.js';
-import { encodeKey } from '../keys/encode-key.js';
+import { encodeKeys } from '../keys/encode-key.js';
 import { encodeAccount } from '../shared/encode-account.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 import { buildUsageReport } from '../usage/build-usage-report.js';
@@ -52,7 +52,7 @@ export function registerAdminConsoleRoutes(app: FastifyInstance, context: AppCon
         const limit = request.query.limit ?? defaultPageSize;
         const keys = await listActiveKeys(db, request.params.id, { limit: limit + 1, cursor: request.query.cursor });
         const page = toPage(keys, limit, (key) => key.id);
-        return { data: page.data.map(encodeKey), next_cursor: page.next_cursor };
+        return { data: await encodeKeys(db, request.params.id, page.data), next_cursor: page.next_cursor };
       },
     );
 

@@ -1,9 +1,21 @@
+import type { Kysely } from 'kysely';
 import { nanoToUsd } from '../../core/money.js';
-import type { ApiKeyRecord, PriceCap } from '../../store/repositories/api-keys.js';
+import type { Database } from '../../store/database.js';
+import { leasedOfKeys, type ApiKeyRecord, type PriceCap } from '../../store/repositories/api-keys.js';
 
-/** The key object of docs/api-decisions.md §5; prices in USD per 1M tokens. */
-export function encodeKey(key: ApiKeyRecord): Record<string, unknown> {
-  const remaining = key.spendLimit === null ? null : key.spendLimit - key.usage - key.reserved;
+/** Key objects of one account, each `limit_remaining` with what fund leases hold of it left in (see `encodeKey`). */
+export async function encodeKeys(db: Kysely<Database>, accountId: string, keys: readonly ApiKeyRecord[]): Promise<Array<Record<string, unknown>>> {
+  const leased = await leasedOfKeys(db, accountId, keys.filter((key) => key.spendLimit !== null).map((key) => key.id));
+  return keys.map((key) => encodeKey(key, leased.get(key.id)));
+}
+
+/**
+ * The key object of docs/api-decisions.md §5; prices in USD per 1M tokens. `limit_remaining` is
+ * the limit less the usage and less what running requests hold on the exact path; `leased`, the
+ * part of `reserved` that fund leases hold (still the key's to spend), is not taken off.
+ */
+export function encodeKey(key: ApiKeyRecord, leased = 0n): Record<string, unknown> {
+  const remaining = key.spendLimit === null ? null : key.spendLimit - key.usage - (key.reserved - leased);
   return {
     id: key.id,
     name: key.name,

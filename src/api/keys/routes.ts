@@ -6,7 +6,7 @@ import { notFound } from '../../errors/gateway-error.js';
 import { findActiveKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../store/repositories/api-keys.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 import { decodeLimits } from './decode-limits.js';
-import { encodeKey } from './encode-key.js';
+import { encodeKey, encodeKeys } from './encode-key.js';
 import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitFieldsInput } from './key-schemas.js';
 
 const KeyParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -35,7 +35,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
     const limit = request.query.limit ?? defaultPageSize;
     const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor });
     const page = toPage(keys, limit, (key) => key.id);
-    return { data: page.data.map(encodeKey), next_cursor: page.next_cursor };
+    return { data: await encodeKeys(db, request.principal!.accountId, page.data), next_cursor: page.next_cursor };
   });
 
   app.patch<{ Params: { key_id: string }; Body: LimitFieldsInput }>(
@@ -48,7 +48,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
       context.keyCache.deleteKey(request.params.key_id);
       const key = await findActiveKey(db, accountId, request.params.key_id);
       if (!key) throw notFound(`Key '${request.params.key_id}'`);
-      return { data: encodeKey(key) };
+      return { data: (await encodeKeys(db, accountId, [key]))[0] };
     },
   );
 
