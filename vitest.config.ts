@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,11 +5,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // At least two test files at a time, also on two cores (vitest's default there is one): most
-    // suites wait on spawned servers, CLIs and databases rather than compute, and the suites took
-    // ~11 min one at a time against ~7 min two at a time here. The load probes below still run
-    // alone, after everything else.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ['./test/helpers/build-page-once.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [

@@ -293,19 +293,18 @@ export async function migrateToLatest(store: Store): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return;
-    // Kysely finds its bookkeeping tables by listing the tables of every schema, which fails when
-    // another schema of the database is dropped while the list is read (PostgreSQL resolves the
-    // names it checks by their latest state): that is not our schema's problem, so try again.
-    if (attempt < 10 && isOtherSchemaGone(error, schema)) continue;
     const failed = results?.find((result) => result.status === 'Error');
+    // Kysely finds its bookkeeping tables by listing the tables of every schema, which fails when
+    // another schema, table or column of the database is dropped while the list is read
+    // (PostgreSQL resolves the names it checks by their latest state). That happens before any
+    // migration runs and is not ours to fix: try again.
+    if (attempt < 10 && failed === undefined && isDroppedMeanwhile(error)) continue;
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
   }
 }
 
-/** PostgreSQL's `invalid_schema_name` (3F000) about a schema that is not `own`. */
-function isOtherSchemaGone(error: unknown, own: string | undefined): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (code !== '3F000' || typeof message !== 'string') return false;
-  const named = /^schema "(.+)" does not exist$/.exec(message)?.[1];
-  return named !== undefined && named !== own;
+/** PostgreSQL's invalid_schema_name, undefined_table and undefined_column. */
+function isDroppedMeanwhile(error: unknown): boolean {
+  const { code } = error as { code?: unknown };
+  return code === '3F000' || code === '42P01' || code === '42703';
 }
