@@ -200,7 +200,10 @@ describe.skipIf(!runnable).each([
       await healed();
     }
     const requests = [send(0), send(1), send(2), send(3)];
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The simulator holds each answer 800 ms: at 600 ms the requests are still in flight, and an
+    // instance that first reconnects after the faults above has had time to reserve (at 300 ms
+    // its requests held nothing yet, twice in CI).
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const held = await rowsByInstance();
     if (!leases) expect([...held.values()].flat().length).toBeGreaterThanOrEqual(4);
     paused.child.kill('SIGSTOP');
