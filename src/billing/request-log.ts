@@ -4,7 +4,6 @@ import type { Store } from '../store/create-store.js';
 import type { BookItem, BookOutcome, SettlementEntry } from './plan-books.js';
 import type { RequestRecord } from './request-record.js';
 import { isDataError, writeBooks } from './write-books.js';
-import { BooksConnection } from './write-books-postgres.js';
 import { toValidText } from '../store/valid-text.js';
 
 export interface RequestLogOptions {
@@ -74,8 +73,6 @@ export class RequestLog {
   /** Set once closed (or given up at shutdown): later rows go to the error log, not the database. */
   private stopped = false;
   private readonly counts = { written: 0, batches: 0, failedWrites: 0, quarantined: 0 };
-  /** On PostgreSQL, the connection the batches go out on, held while they follow one another. */
-  private readonly connection: BooksConnection | undefined;
 
   constructor(
     private readonly deps: { store: Pick<Store, 'sqlite' | 'pool'>; logger: Logger; now?: () => Date; createId?: (prefix: string) => string },
@@ -88,7 +85,6 @@ export class RequestLog {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
     this.closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
     this.stuckAfterMs = options.stuckAfterMs ?? 10_000;
-    this.connection = deps.store.pool ? new BooksConnection(deps.store.pool) : undefined;
   }
 
   /** Queues a row without a charge. Resolves at once while there is room; otherwise once a write has made room. */
@@ -137,7 +133,6 @@ export class RequestLog {
     const outcome = await Promise.race([this.flush().then(() => 'flushed' as const), timedOut]);
     clearTimeout(deadline);
     this.stopped = true;
-    this.connection?.close();
     if (outcome === 'flushed') return;
     const entries = [...this.queue, ...this.waiting.map((waiting) => waiting.entry)];
     for (const waiting of this.waiting.splice(0)) waiting.admit();
@@ -252,7 +247,7 @@ export class RequestLog {
   /** Writes the items; on a data error, halves the batch until the bad item stands alone. */
   private async writeIsolating(items: BookItem[]): Promise<BookOutcome[]> {
     try {
-      return await writeBooks(this.deps.store, this.batchOf(items), this.connection);
+      return await writeBooks(this.deps.store, this.batchOf(items));
     } catch (error) {
       if (!isDataError(error)) throw error;
       if (items.length > 1) {
@@ -273,11 +268,11 @@ export class RequestLog {
     this.deps.logger.error({ err: error, request: describeItem(item) }, 'request log: the database refused this row for its data; row quarantined to this log');
     const stripped = item.row && strippedRecord(item.row);
     try {
-      return await writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement, row: stripped }]), this.connection);
+      return await writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement, row: stripped }]));
     } catch (retryError) {
       if (!isDataError(retryError)) throw retryError;
       if (!item.settlement) return [{ charged: 0n, uncollected: 0n, applied: false }];
-      return writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement }]), this.connection);
+      return writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement }]));
     }
   }
 

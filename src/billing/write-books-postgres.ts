@@ -8,97 +8,25 @@ import { applyBooks, runOnClient, takeBooks, type CandidateSettlement, type Post
 import { toRequestRow } from '../store/repositories/requests.js';
 
 /**
- * The books writer's connection: checked out of the pool for the first batch and kept while
- * batches follow one another (the writer sends one at a time), given back after `idleMs` without
- * a batch, when it breaks, or at `close()`. Checking a client out per batch cost a turn of the
- * event loop before every batch (~0.8 ms of a ~6 ms cycle at 2,000 requests/s, during which
- * the settlements behind it wait). While held, the client pipelines (it is the writer's alone).
- */
-export class BooksConnection {
-  private client: pg.PoolClient | undefined;
-  private connecting: Promise<pg.PoolClient> | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private pipelinedBefore = false;
-  private busy = false;
-  /** A held client is out of the pool's care: its connection failing between batches must not go unheard. */
-  private readonly onError = (error: Error) => this.giveBack(error);
-
-  constructor(
-    readonly pool: pg.Pool,
-    private readonly idleMs = 1_000,
-  ) {}
-
-  async acquire(): Promise<pg.PoolClient> {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-    this.busy = true;
-    if (this.client) return this.client;
-    this.connecting ??= this.pool.connect().finally(() => {
-      this.connecting = undefined;
-    });
-    let client: pg.PoolClient;
-    try {
-      client = await this.connecting;
-    } catch (error) {
-      this.busy = false;
-      throw error;
-    }
-    if (this.client !== client) {
-      client.on('error', this.onError);
-      const mode = client as unknown as { pipeline: boolean };
-      this.pipelinedBefore = mode.pipeline;
-      // Nothing is queued on a client just checked out: a safe point to switch.
-      mode.pipeline = true;
-      this.client = client;
-    }
-    return client;
-  }
-
-  /** After a batch: keeps the client for the next one, or gives it back broken. */
-  done(broken?: Error): void {
-    this.busy = false;
-    if (broken) {
-      this.giveBack(broken);
-      return;
-    }
-    if (!this.client || this.idleTimer) return;
-    this.idleTimer = setTimeout(() => this.giveBack(), this.idleMs);
-    this.idleTimer.unref();
-  }
-
-  /** Gives the client back to the pool; one still in a batch (a close that timed out) is discarded. */
-  close(): void {
-    this.giveBack(this.busy ? new Error('books connection closed during a batch') : undefined);
-  }
-
-  private giveBack(broken?: Error): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-    const client = this.client;
-    if (!client) return;
-    this.client = undefined;
-    client.removeListener('error', this.onError);
-    (client as unknown as { pipeline: boolean }).pipeline = this.pipelinedBefore;
-    client.release(broken);
-  }
-}
-
-/**
  * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction of
  * two statements, whatever the batch's size: the first writes the rows, takes the reservations
  * of the settlements to apply and locks their accounts and keys in the global order; the
  * charges are allocated here, under that lock; the second applies them. The connection
- * pipelines: `begin` goes out with the first statement and `commit` with the second, so the
- * batch waits for two answers, not four. A statement that fails aborts the transaction, and a
- * `commit` behind it then only ends it (PostgreSQL answers ROLLBACK). On any error the
- * transaction is rolled back and the connection given back broken when it is.
+ * pipelines while the batch holds it: `begin` goes out with the first statement and `commit`
+ * with the second, so the batch waits for two answers, not four. A statement that fails aborts
+ * the transaction, and a `commit` behind it then only ends it (PostgreSQL answers ROLLBACK). On
+ * any error the transaction is rolled back and the connection discarded when it is broken.
  * What is sent in one tick leaves in one socket write (`begin` with the first statement, the
  * second with `commit`): two writes a batch instead of four, each a system call whose cost at
  * low load is paid per request.
  */
-export async function writeBooksPostgres(connection: BooksConnection, batch: BooksBatch): Promise<BookOutcome[]> {
-  const client = await connection.acquire();
+export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Promise<BookOutcome[]> {
+  const client = await pool.connect();
   let broken: Error | undefined;
+  const mode = client as unknown as { pipeline: boolean };
+  const pipelined = mode.pipeline;
+  // The client is this batch's alone until released, and nothing is queued on it: a safe point to switch.
+  mode.pipeline = true;
   const together = coalesceWrites(client);
   try {
     // Sent before `begin` is answered; should `begin` fail, nothing more is sent (answers come
@@ -134,7 +62,8 @@ export async function writeBooksPostgres(connection: BooksConnection, batch: Boo
     broken ??= isDatabaseUnavailable(error) ? (error as Error) : undefined;
     throw error;
   } finally {
-    connection.done(broken);
+    mode.pipeline = pipelined;
+    client.release(broken);
   }
 }
 

@@ -1,26 +1,14 @@
 import type { Store } from '../store/create-store.js';
 import type { BookOutcome, BooksBatch } from './plan-books.js';
-import { BooksConnection, writeBooksPostgres } from './write-books-postgres.js';
+import { writeBooksPostgres } from './write-books-postgres.js';
 import { writeBooksSqlite } from './write-books-sqlite.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 
-/**
- * One group-committed batch (see `request-log.ts`) on whichever database the store has. On
- * PostgreSQL, `connection` is the writer's held connection; without it the batch checks one out
- * for itself.
- */
-export async function writeBooks(store: Pick<Store, 'sqlite' | 'pool'>, batch: BooksBatch, connection?: BooksConnection): Promise<BookOutcome[]> {
+/** One group-committed batch (see `books.ts`) on whichever database the store has. */
+export async function writeBooks(store: Pick<Store, 'sqlite' | 'pool'>, batch: BooksBatch): Promise<BookOutcome[]> {
   // A batch rolled back for a conflict is written again at once, before its settlements hear of it.
   const pool = store.pool;
-  if (pool && connection) return retryOnConflict(() => writeBooksPostgres(connection, batch));
-  if (pool) {
-    const once = new BooksConnection(pool);
-    try {
-      return await retryOnConflict(() => writeBooksPostgres(once, batch));
-    } finally {
-      once.close();
-    }
-  }
+  if (pool) return retryOnConflict(() => writeBooksPostgres(pool, batch));
   const database = store.sqlite!;
   // A Kysely transaction holds SQLite's one connection across awaits (the task engine's);
   // a batch started now would join it. Wait for it to end.

@@ -3,7 +3,6 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reserveOnce } from '../../src/billing/reserve-funds.js';
 import { writeBooks } from '../../src/billing/write-books.js';
-import { BooksConnection } from '../../src/billing/write-books-postgres.js';
 import type { Store } from '../../src/store/create-store.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 
@@ -16,7 +15,7 @@ import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 const postgresUrl = process.env.TEST_DATABASE_URL;
 if (!postgresUrl) process.stdout.write('PostgreSQL tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
 
-describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: socket writes of a books batch, the writer\'s held connection, connections opened ahead', () => {
+describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: socket writes of a books batch, connections opened ahead', () => {
   let test: TestStore;
   let store: Store;
 
@@ -70,54 +69,6 @@ describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: soc
     expect(writes).toHaveLength(2);
     const account = await store.pool!.query<{ total_usage: string; reserved: string }>(`select total_usage::text, reserved::text from accounts where id = 'acc_w'`);
     expect(account.rows).toEqual([{ total_usage: '4000', reserved: '0' }]);
-  });
-
-  /** One settlement of 1,000 out of a fresh reservation, written as a batch of its own. */
-  async function settleOne(id: string, connection: BooksConnection) {
-    const reservationId = `rsv_${id}`;
-    await reserveOnce(store, { id: reservationId, accountId: 'acc_w', keyId: 'key_w', requestId: `req_${id}`, amount: 2_000n, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 60_000).toISOString(), instanceId: null });
-    writing = true;
-    try {
-      return await writeBooks(store, { items: [{ settlement: { reservationId, accountId: 'acc_w', keyId: 'key_w', requestId: `req_${id}`, cost: 1_000n } }], createdAt: new Date().toISOString(), ledgerId: () => `led_${id}` }, connection);
-    } finally {
-      writing = false;
-    }
-  }
-  /** Set while a batch is written: the pool's checkouts then are the writer's. */
-  let writing = false;
-
-  it('keeps the writer\'s connection across batches that follow one another, gives it back when idle, and replaces one that broke', async () => {
-    const pool = store.pool!;
-    const backends: number[] = [];
-    const onAcquire = (client: pg.PoolClient) => {
-      if (writing) backends.push((client as unknown as { processID: number }).processID);
-    };
-    pool.on('acquire', onAcquire);
-    const connection = new BooksConnection(pool, 200);
-    try {
-      for (let index = 0; index < 5; index += 1) expect(await settleOne(`held_${index}`, connection)).toEqual([{ charged: 1_000n, uncollected: 0n, applied: true }]);
-      // Five batches, one checkout: no turn of the pool before each batch.
-      expect(backends).toHaveLength(1);
-      const idleBefore = pool.idleCount;
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      // Given back after 200 ms without a batch.
-      expect(pool.idleCount).toBe(idleBefore + 1);
-
-      expect(await settleOne('held_again', connection)).toEqual([{ charged: 1_000n, uncollected: 0n, applied: true }]);
-      expect(backends).toHaveLength(2);
-      // The held connection is ended from the server's side between batches: the next batch
-      // goes out on another one, and nothing is lost.
-      await pool.query('select pg_terminate_backend($1)', [backends[1]]);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await settleOne('after_break', connection)).toEqual([{ charged: 1_000n, uncollected: 0n, applied: true }]);
-      expect(backends).toHaveLength(3);
-      expect(backends[2]).not.toBe(backends[1]);
-    } finally {
-      connection.close();
-      pool.off('acquire', onAcquire);
-    }
-    const charged = await pool.query<{ count: string }>(`select count(*)::text as count from ledger_entries where request_id like 'req_held_%' or request_id = 'req_after_break'`);
-    expect(charged.rows).toEqual([{ count: '7' }]);
   });
 
   it('opens every connection of the pool ahead of the first burst when asked (serve does, with its warm-up)', async () => {
