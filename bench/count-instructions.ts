@@ -4,19 +4,24 @@
 // and all, is not in it).
 //
 //   node --import tsx bench/count-instructions.ts [--root DIR] [--mode json|stream] [--requests N] [--warmup N] [--keep FILE]
+//        [--database-url URL --redis-url URL]
 //
 // Starts the simulator, and `switchyard serve` from DIR (a built work tree, default this one)
 // under `valgrind --tool=callgrind` with instrumentation off; sends the warm-up requests, turns
 // instrumentation on (callgrind_control), sends the measured requests at concurrency 8, dumps
 // the counts and prints the instructions per request (all threads: GC and JIT included). The
 // warm-up is long (8,000) because V8 still optimizes functions for the first few thousand
-// requests; with 500, TurboFan's own work was half of what was counted.
+// requests; with 500, TurboFan's own work was half of what was counted. With --database-url and
+// --redis-url (or BENCH_DATABASE_URL / BENCH_REDIS_URL) the server is the benchmark's
+// switchyard-pg target instead (one instance on PostgreSQL + Redis, one hot account, leases on,
+// a schema of its own): the gateway's side of the PostgreSQL path, counted the same way.
 import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { Pool } from 'undici';
+import { startSwitchyardScaleOut } from './start-scale-out.js';
 import { startSimulatorProcess, startSwitchyardTarget } from './start-targets.js';
 
 const execFileAsync = promisify(execFile);
@@ -30,6 +35,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '8000' },
     /** Keep the callgrind dump here (for callgrind_annotate). */
     keep: { type: 'string' },
+    'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL },
+    'redis-url': { type: 'string', default: process.env.BENCH_REDIS_URL },
   },
 });
 const root = resolve(values.root!);
@@ -38,12 +45,13 @@ const requests = Number(values.requests);
 const scratch = await mkdtemp(join(tmpdir(), 'switchyard-callgrind-'));
 const simulator = await startSimulatorProcess(resolve('.'), { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 });
 try {
-  const target = await startSwitchyardTarget(root, simulator, {
-    directory: scratch,
-    logLevel: 'info',
-    launcher: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(scratch, 'callgrind.out.%p')}`],
-    startTimeoutMs: 600_000,
-  });
+  const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(scratch, 'callgrind.out.%p')}`];
+  const databaseUrl = values['database-url'];
+  const redisUrl = values['redis-url'];
+  const target =
+    databaseUrl && redisUrl
+      ? await startSwitchyardScaleOut(root, 'switchyard-pg', simulator, { databaseUrl, redisUrl, instances: 1, accounts: 1, directory: scratch, logLevel: 'info', launcher, startTimeoutMs: 600_000 })
+      : await startSwitchyardTarget(root, simulator, { directory: scratch, logLevel: 'info', launcher, startTimeoutMs: 600_000 });
   try {
     const body: Record<string, unknown> = { model: target.model, messages: [{ role: 'user', content: 'Say something about gateways.' }] };
     if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
@@ -80,7 +88,7 @@ try {
     }
     await pool.close();
     if (values.keep && dumps[0]) await copyFile(join(scratch, dumps[0]), values.keep);
-    process.stdout.write(`${JSON.stringify({ root, mode: values.mode, requests, instructionsPerRequest: Math.round(instructions / requests), dumps })}\n`);
+    process.stdout.write(`${JSON.stringify({ root, database: databaseUrl && redisUrl ? 'postgres' : 'sqlite', mode: values.mode, requests, instructionsPerRequest: Math.round(instructions / requests), dumps })}\n`);
   } finally {
     await target.stop();
   }

@@ -22,6 +22,10 @@ export interface ScaleOutSettings {
   nodeFlags?: string[];
   /** Per-instance balance leases: true `SWITCHYARD_LEASES=on`, false `off`, absent the product's default (on, on PostgreSQL). */
   leases?: boolean;
+  /** A command that runs node, e.g. valgrind (`bench/count-instructions.ts`). */
+  launcher?: string[];
+  /** How long an instance may take to answer /health (default 120 s). */
+  startTimeoutMs?: number;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token';
@@ -62,13 +66,14 @@ export async function startSwitchyardScaleOut(root: string, name: TargetName, si
   // One after the other: the first one migrates the schema.
   for (let index = 0; index < settings.instances; index += 1) {
     const port = await findFreePort();
-    const child = spawnChild(`switchyard ${index + 1}`, process.execPath, [...(settings.nodeFlags ?? []), join(root, 'bin', 'switchyard.js'), 'serve'], {
+    const [command, ...args] = [...(settings.launcher ?? []), process.execPath, ...(settings.nodeFlags ?? []), join(root, 'bin', 'switchyard.js'), 'serve'];
+    const child = spawnChild(`switchyard ${index + 1}`, command, args, {
       cwd: root,
       env: childEnvironment({ ...env, PORT: String(port) }),
       logFile: join(settings.directory, `switchyard-${index + 1}.log`),
     });
     const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${origin}/health`, child, 120_000);
+    await waitForHttp(`${origin}/health`, child, settings.startTimeoutMs ?? 120_000);
     children.push(child);
     origins.push(origin);
   }
