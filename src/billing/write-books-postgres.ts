@@ -5,7 +5,7 @@ import { rollUpRequests } from './roll-up-requests.js';
 import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch } from './plan-books.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { applyBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
-import { toRequestRow } from '../store/repositories/requests.js';
+import { toRequestJsonRow } from '../store/repositories/requests.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction of
@@ -94,7 +94,7 @@ function coalesceWrites(client: pg.PoolClient): () => void {
  */
 export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit?: () => Promise<unknown>): Promise<BookOutcome[]> {
   const rows = uniqueRows(batch.items);
-  const taken = await takeBooks(run, rows.map(toRequestRow), candidateSettlements(batch, rows));
+  const taken = await takeBooks(run, rows.map(toRequestJsonRow), candidateSettlements(batch, rows));
   const fresh = new Set(taken.fresh);
   const active = activeSettlements(batch.items, fresh);
   const plan = planSettlements(batch.items, active, assignTaken(batch.items, active, taken.deleted, taken.shrunk));

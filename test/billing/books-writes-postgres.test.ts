@@ -71,6 +71,18 @@ describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: soc
     expect(account.rows).toEqual([{ total_usage: '4000', reserved: '0' }]);
   });
 
+  it('writes a request row\'s amounts as sent: cost and tool cost beyond 2^53, the search count, the omitted fields', async () => {
+    const cost = 2n ** 60n + 7n;
+    const row = {
+      id: 'req_amounts', accountId: 'acc_w', keyId: 'key_w', model: 'm "quoted" \\ model', provider: 'p', endpoint: '/chat/completions', streamed: false, status: 'completed' as const,
+      errorCode: null, latencyMs: 5, promptTokens: 1, completionTokens: 2, cachedTokens: 0, reasoningTokens: 0, cost, estimated: false, createdAt: new Date().toISOString(),
+      webSearchRequests: 3, toolCost: 2n ** 55n + 1n, omitted: ['tools[type=web_search]'],
+    };
+    expect(await writeBooks(store, { items: [{ row }], createdAt: new Date().toISOString(), ledgerId: () => 'led_amounts' })).toEqual([{ charged: 0n, uncollected: 0n, applied: true }]);
+    const stored = await store.pool!.query<Record<string, string>>(`select cost::text, tool_cost::text, web_search_requests::text, omitted, model from requests where id = 'req_amounts'`);
+    expect(stored.rows).toEqual([{ cost: cost.toString(), tool_cost: (2n ** 55n + 1n).toString(), web_search_requests: '3', omitted: '["tools[type=web_search]"]', model: 'm "quoted" \\ model' }]);
+  });
+
   it('opens every connection of the pool ahead of the first burst when asked (serve does, with its warm-up)', async () => {
     const pool = store.pool!;
     await store.openConnections();

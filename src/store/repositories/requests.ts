@@ -65,6 +65,19 @@ export type RequestRow = ReturnType<typeof toRequestRow>;
 
 /** The row as stored: column → value (bigints stay bigints; booleans are 0/1). */
 export function toRequestRow(record: RequestRecord) {
+  return rowOf(record, record.cost, record.toolCost ?? null);
+}
+
+/**
+ * The row as a JSON parameter takes it (PostgreSQL's books batch, `json_populate_recordset`):
+ * amounts as decimal strings, read at the column's type. JSON.stringify then needs no replacer,
+ * which would call back into JavaScript for every field of every row.
+ */
+export function toRequestJsonRow(record: RequestRecord) {
+  return rowOf(record, record.cost.toString(), record.toolCost == null ? null : record.toolCost.toString());
+}
+
+function rowOf<Amount>(record: RequestRecord, cost: Amount, toolCost: Amount | null) {
   return {
     id: record.id,
     account_id: record.accountId,
@@ -80,14 +93,14 @@ export function toRequestRow(record: RequestRecord) {
     completion_tokens: record.completionTokens,
     cached_tokens: record.cachedTokens,
     reasoning_tokens: record.reasoningTokens,
-    cost: record.cost,
+    cost,
     estimated: record.estimated ? 1 : 0,
     created_at: record.createdAt,
     end_user: record.endUser ?? null,
     // A JSON array as text: a short list read back whole, never queried by element.
     omitted: record.omitted && record.omitted.length > 0 ? JSON.stringify(record.omitted) : null,
     web_search_requests: record.webSearchRequests ?? null,
-    tool_cost: record.toolCost ?? null,
+    tool_cost: toolCost,
   };
 }
 
