@@ -5,7 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { fallbackPages, startWalCheckpointer } from './checkpoint-wal.js';
-import { isDatabaseUnreachable } from './database-errors.js';
+import { isDatabaseUnreachable, isDroppedMeanwhile } from './database-errors.js';
 import { OutageEpisodes } from './log-outage-episodes.js';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
@@ -303,8 +303,3 @@ export async function migrateToLatest(store: Store): Promise<void> {
   }
 }
 
-/** PostgreSQL's invalid_schema_name, undefined_table and undefined_column. */
-function isDroppedMeanwhile(error: unknown): boolean {
-  const { code } = error as { code?: unknown };
-  return code === '3F000' || code === '42P01' || code === '42703';
-}

@@ -30,3 +30,12 @@ export function isInvalidTextError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '22021' || code === '22P05';
 }
+
+/**
+ * PostgreSQL's invalid_schema_name, undefined_table and undefined_column: a name another session
+ * dropped while a statement read it (Kysely's listing of every schema's tables, `migrateToLatest`).
+ */
+export function isDroppedMeanwhile(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '3F000' || code === '42P01' || code === '42703';
+}

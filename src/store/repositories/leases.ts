@@ -186,3 +186,20 @@ export function sqliteLeaseStatements(database: SqliteDatabase.Database): Sqlite
   sqliteStatements.set(database, statements);
   return statements;
 }
+
+/**
+ * What fund leases hold of each of these keys' limits (docs/leases.md): a lease is a reservation
+ * row whose `request_id` is its own id. Keys without a lease are absent.
+ */
+export async function leasedOfKeys(db: Kysely<Database>, accountId: string, keyIds: readonly string[]): Promise<Map<string, bigint>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('reservations')
+    .select(['key_id', (eb) => eb.fn.sum<string | number | bigint>('amount').as('leased')])
+    .where('account_id', '=', accountId)
+    .where('key_id', 'in', keyIds)
+    .whereRef('id', '=', 'request_id')
+    .groupBy('key_id')
+    .execute();
+  return new Map(rows.filter((row) => row.key_id !== null).map((row) => [row.key_id!, toBigInt(row.leased)]));
+}
