@@ -14,6 +14,7 @@ import * as requestOmitted from './2026-11-25-1900-request-omitted.js';
 import * as storedResponses from './2026-11-25-1930-stored-responses.js';
 import * as requestToolCost from './2026-11-25-2000-request-tool-cost.js';
 import * as ledgerUncollectedIndex from './2026-11-26-0100-ledger-uncollected-index.js';
+import * as requestStatusPartialIndex from './2026-11-26-1500-request-status-partial-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-1930-stored-responses': storedResponses,
   '2026-11-25-2000-request-tool-cost': requestToolCost,
   '2026-11-26-0100-ledger-uncollected-index': ledgerUncollectedIndex,
+  '2026-11-26-1500-request-status-partial-index': requestStatusPartialIndex,
 };
