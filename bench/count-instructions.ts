@@ -43,7 +43,10 @@ const root = resolve(values.root!);
 const stream = values.mode === 'stream';
 const requests = Number(values.requests);
 const scratch = await mkdtemp(join(tmpdir(), 'switchyard-callgrind-'));
-const simulator = await startSimulatorProcess(resolve('.'), { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 });
+// The gateway under valgrind stalls for seconds at a time (JIT compiles run on the one thread
+// valgrind serializes), long enough for the simulator to close an idle upstream connection just
+// as the gateway reuses it (a 502 `other side closed`): the simulator keeps them for 10 minutes.
+const simulator = await startSimulatorProcess(resolve('.'), { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16, keepAliveMs: 600_000 });
 try {
   const launcher = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(scratch, 'callgrind.out.%p')}`];
   const databaseUrl = values['database-url'];

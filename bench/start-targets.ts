@@ -40,6 +40,8 @@ export interface SimulatorSettings {
   latencyMs: number;
   tokensPerSecond: number;
   replyTokens: number;
+  /** How long the simulator keeps an idle connection (default Node's 5 s). */
+  keepAliveMs?: number;
 }
 
 export interface RunningSimulator {
@@ -67,6 +69,7 @@ export async function startSimulatorProcess(root: string, settings: SimulatorSet
   const child = nodeChild(root, 'simulator', [
     join(root, 'bin', 'switchyard.js'), 'simulate', '--host', '127.0.0.1', '--port', String(port),
     '--latency', String(settings.latencyMs), '--tps', String(settings.tokensPerSecond), '--reply-tokens', String(settings.replyTokens),
+    ...(settings.keepAliveMs === undefined ? [] : ['--keep-alive', String(settings.keepAliveMs)]),
   ], {});
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/_sim/stats`, child, FIRST_START_TIMEOUT_MS);

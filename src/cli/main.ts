@@ -44,6 +44,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--chunk-tokens <n>', 'reply tokens per streamed chunk')
     .option('--reply-tokens <n>', 'words in a generated reply')
     .option('--api-key <key>', 'require this key on every request')
+    .option('--keep-alive <ms>', 'how long an idle keep-alive connection stays open (default 5000)')
     .action(async (options: SimulateCommandOptions) => {
       try {
         const simulator = await runSimulatorFromCli(options);

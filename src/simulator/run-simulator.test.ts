@@ -20,6 +20,18 @@ describe('runSimulatorFromCli', () => {
     }
   });
 
+  it('keeps idle connections open for --keep-alive, and says so in Keep-Alive', async () => {
+    const simulator = await runSimulatorFromCli({ port: '0', keepAlive: '120000' }, () => {});
+    try {
+      const response = await postJson(`${simulator.baseUrls.openai}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      await response.text();
+      expect(response.headers.get('keep-alive')).toBe('timeout=120');
+    } finally {
+      await simulator.close();
+    }
+    await expect(runSimulatorFromCli({ keepAlive: 'long' }, () => {})).rejects.toThrow('--keep-alive must be a non-negative number');
+  });
+
   it('refuses options that are not non-negative numbers, naming the flag', async () => {
     await expect(runSimulatorFromCli({ tps: 'fast' }, () => {})).rejects.toThrow('--tps must be a non-negative number');
     await expect(runSimulatorFromCli({ port: '80.5' }, () => {})).rejects.toThrow('--port must be a whole number');

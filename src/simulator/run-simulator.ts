@@ -12,6 +12,8 @@ export interface SimulateCommandOptions {
   chunkTokens?: string | number;
   replyTokens?: string | number;
   apiKey?: string;
+  /** Milliseconds an idle keep-alive connection stays open. */
+  keepAlive?: string | number;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function runSimulatorFromCli(
     chunkTokens: readInteger('--chunk-tokens', options.chunkTokens),
     replyTokens: readInteger('--reply-tokens', options.replyTokens),
     apiKey: options.apiKey,
+    keepAliveMs: readInteger('--keep-alive', options.keepAlive),
   };
   const simulator = await startSimulator(simulatorOptions);
   print(`simulator listening on ${simulator.url}`);

@@ -21,6 +21,12 @@ export interface SimulatorOptions {
   replyTokens?: number;
   /** When set, every protocol request must carry this key in the protocol's auth header. */
   apiKey?: string;
+  /**
+   * How long an idle keep-alive connection stays open, in ms (Node's default 5000). A client
+   * that stalls for seconds (a gateway under valgrind) reuses a connection the simulator is
+   * closing at that moment and fails with `other side closed`; a longer time avoids the race.
+   */
+  keepAliveMs?: number;
   /** Time from a video submission to the finished video (progress in between). Default 1000 ms. */
   /** The public key (PEM) of the service account whose signed assertions `POST /google/token` accepts (Vertex AI). */
   googleServiceAccountPublicKey?: string;

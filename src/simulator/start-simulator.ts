@@ -91,6 +91,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     sendJson(response, 404, { error: { message: `no simulator route for ${request.method} ${pathname}` } });
   }
 
+  if (options.keepAliveMs !== undefined) server.keepAliveTimeout = options.keepAliveMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
