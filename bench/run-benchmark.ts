@@ -23,7 +23,7 @@ import {
 } from './start-targets.js';
 import type { BooksCheck } from './check-books.js';
 import { startSwitchyardScaleOut } from './start-scale-out.js';
-import { summarizeCpuProfile, type ProfileSummary } from './summarize-cpu-profile.js';
+import { summarizeCpuProfile, type ProfileSummary, type TimeWindow } from './summarize-cpu-profile.js';
 import { startTraceSink } from './start-trace-sink.js';
 
 export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many', 'switchyard-pg3-leases'];
@@ -367,22 +367,26 @@ async function measureTarget(target: RunningTarget, options: BenchmarkOptions, s
   return results;
 }
 
-/** Runs Switchyard once more under --cpu-prof with the same load and summarizes where CPU goes. */
+/**
+ * Runs Switchyard once more under --cpu-prof with the same load and summarizes where CPU goes,
+ * counting only the samples of the measured requests (not start-up, not the warm-up).
+ */
 async function profileSwitchyard(name: TargetName, options: BenchmarkOptions, simulator: RunningSimulator, directory: string): Promise<ProfileSummary | null> {
   const profileDirectory = options.profileDirectory ?? join(directory, 'profile');
   const file = join(profileDirectory, PROFILE_NAME);
   await rm(file, { force: true });
   const target = await startTarget(name, options, simulator, directory, ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, `--cpu-prof-name=${PROFILE_NAME}`]);
+  const windows: TimeWindow[] = [];
   try {
     for (const mode of options.modes) {
       const requests = mode === 'json' ? options.requests : options.streamRequests;
       const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
-      await runLoadPhase(options.root, job, { proxy: target.pid, upstream: simulator.pid }, (2 * options.maxPhaseSeconds + 60) * 1000);
+      windows.push((await runLoadPhase(options.root, job, { proxy: target.pid, upstream: simulator.pid }, (2 * options.maxPhaseSeconds + 60) * 1000)).window);
     }
   } finally {
     await target.stop();
   }
-  return existsSync(file) ? summarizeCpuProfile(file, options.root) : null;
+  return existsSync(file) ? summarizeCpuProfile(file, options.root, 15, windows) : null;
 }
 
 /**

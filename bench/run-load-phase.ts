@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { childEnvironment, spawnChild } from './child-process.js';
 import type { LoadJob, LoadResult } from './load-generator.js';
 import { readCpuMicros, readMemory, type MemoryReading } from './process-stats.js';
+import type { TimeWindow } from './summarize-cpu-profile.js';
 
 export interface PhaseMeasurement {
   load: LoadResult;
@@ -10,7 +11,11 @@ export interface PhaseMeasurement {
   proxyMemory: MemoryReading | null;
   /** CPU the simulator used meanwhile (µs): shows it is not what the benchmark measures. */
   upstreamCpuMicros: number | null;
+  /** When the measured requests ran, on the monotonic clock (for a CPU profile's samples). */
+  window: TimeWindow;
 }
+
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 type ChildMessage = { type: 'warm' } | { type: 'result'; result: LoadResult } | { type: 'failed'; message: string };
 
@@ -48,15 +53,18 @@ export async function runLoadPhase(
   };
   let proxyBefore: number | null = null;
   let upstreamBefore: number | null = null;
+  let measuredFrom = 0;
   const outcome = new Promise<PhaseMeasurement>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`load phase did not finish within ${timeoutMs} ms`)), timeoutMs);
     child.process.on('message', (message: ChildMessage) => {
       if (message.type === 'warm') {
         proxyBefore = proxies.length === 0 ? null : readProxyCpu();
         upstreamBefore = readCpuMicros(pids.upstream);
+        measuredFrom = monotonicMicros();
         child.process.send({ type: 'go' });
       } else if (message.type === 'result') {
         clearTimeout(timer);
+        const window = { fromMicros: measuredFrom, toMicros: monotonicMicros() };
         const proxyAfter = proxies.length === 0 ? null : readProxyCpu();
         const upstreamAfter = readCpuMicros(pids.upstream);
         resolve({
@@ -64,6 +72,7 @@ export async function runLoadPhase(
           proxyCpuMicros: proxyAfter === null || proxyBefore === null ? null : proxyAfter - proxyBefore,
           proxyMemory: proxies.length === 0 ? null : readProxyMemory(),
           upstreamCpuMicros: upstreamAfter === null || upstreamBefore === null ? null : upstreamAfter - upstreamBefore,
+          window,
         });
       } else if (message.type === 'failed') {
         clearTimeout(timer);

@@ -3,8 +3,16 @@ import { readFileSync } from 'node:fs';
 /** The parts of a V8 .cpuprofile (node --cpu-prof) that are read here. */
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  /** µs on the monotonic clock that `process.hrtime` reads (CLOCK_MONOTONIC on Linux). */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** A span of time on the monotonic clock, in µs (`process.hrtime.bigint() / 1000n`). */
+export interface TimeWindow {
+  fromMicros: number;
+  toMicros: number;
 }
 
 export interface HotSpot {
@@ -59,8 +67,15 @@ function top(totals: Map<string, number>, all: number, count: number): HotSpot[]
 }
 
 /** Self time, inclusive time of our own functions, and time per area, from one profile. */
-export function summarizeCpuProfile(file: string, root: string, count = 15): ProfileSummary {
+export function summarizeCpuProfile(file: string, root: string, count = 15, windows?: readonly TimeWindow[]): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  // Only the samples inside the windows (the measured requests), when given: start-up (module
+  // compilation, the tokenizer's build) and the warm-up are not what a request costs.
+  let at = profile.startTime;
+  const counted = profile.samples.map((_, index) => {
+    at += profile.timeDeltas[index] ?? 0;
+    return windows === undefined || windows.some((window) => at >= window.fromMicros && at <= window.toMicros);
+  });
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -71,7 +86,7 @@ export function summarizeCpuProfile(file: string, root: string, count = 15): Pro
   profile.samples.forEach((sampleId, index) => {
     const node = byId.get(sampleId);
     const micros = profile.timeDeltas[index] ?? 0;
-    if (!node || node.callFrame.functionName === '(idle)') return;
+    if (!node || !counted[index] || node.callFrame.functionName === '(idle)') return;
     all += micros;
     const name = frameName(node.callFrame, root);
     self.set(name, (self.get(name) ?? 0) + micros);
