@@ -16,6 +16,11 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   const instanceTimeoutMs = Number(process.env.SWITCHYARD_INSTANCE_TIMEOUT_MS) || 15_000;
   const settleWaitMs = Number(process.env.SWITCHYARD_SETTLE_WAIT_MS) || undefined;
+  // Built before the instance announces itself (in createContext): its 0.7–1.5 s of synchronous
+  // work (more on a loaded machine) would otherwise hold the first heartbeat back, and with a short
+  // instance timeout another instance's sweep would take this one for dead while it starts.
+  // Built before listening too: lazily, it would stall every request then in flight.
+  await prepareTokenizer();
   const context = await createContext(config, { instanceTimeoutMs, settleWaitMs });
   // Reservations left by a crashed instance (ours before a restart, or another's) are released
   // here and by the periodic sweep, so no money stays held by requests that no longer exist.
@@ -30,9 +35,6 @@ export async function serve(): Promise<void> {
   }, Math.max(500, Math.floor(instanceTimeoutMs / 3)));
   upkeep.unref();
   const app = await buildApp(context);
-  // Warm before the first connection: what is built lazily on first use would stall the event
-  // loop for every request then in flight (the tokenizer alone is 0.7–1.5 s).
-  await prepareTokenizer();
   if (config.server.warmUpRequests > 0) {
     // Then the rest of the request path (see warm-up.ts), and the database connections: the
     // first seconds of traffic would otherwise run unoptimised code at about half the warm rate

@@ -45,6 +45,21 @@ async function setUp(credits: string) {
   return { env, store, key, accountId: data.id, close };
 }
 
+/**
+ * The instances' rows, once there are `count` (up to 10 s): on a loaded machine one instance's
+ * sweep can take another, slow to beat while starting, for dead and remove its row, which the
+ * slow one writes again (same id) at its next heartbeat.
+ */
+async function instanceIds(store: Awaited<ReturnType<typeof setUp>>['store'], count: number): Promise<string[]> {
+  let ids: string[] = [];
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    ids = (await store.db.selectFrom('instances').select('id').execute()).map((row) => row.id);
+    if (ids.length >= count) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return ids;
+}
+
 describe.skipIf(!postgresUrl)('leases: three instances on one hot account (PostgreSQL)', () => {
   it('serves exactly N requests on a balance for N, refuses the rest with 402, and gives every lease back at shutdown', async () => {
     const N = 240;
@@ -79,7 +94,7 @@ describe.skipIf(!postgresUrl)('leases: three instances on one hot account (Postg
       // A drain period, as behind a balancer: requests keep arriving while /ready says 503.
       const env = { ...setup.env, SWITCHYARD_SHUTDOWN_DRAIN_MS: '300' };
       const instances = [await spawnServer(env), await spawnServer(env), await spawnServer(env)];
-      const ids = (await setup.store.db.selectFrom('instances').select('id').execute()).map((row) => row.id);
+      const ids = await instanceIds(setup.store, 3);
       expect(ids).toHaveLength(3);
       const running = burst(instances.map((instance) => instance.url), setup.key, 3000, 24);
       // Until every instance holds a lease.
