@@ -69,13 +69,6 @@ function top(totals: Map<string, number>, all: number, count: number): HotSpot[]
 /** Self time, inclusive time of our own functions, and time per area, from one profile. */
 export function summarizeCpuProfile(file: string, root: string, count = 15, windows?: readonly TimeWindow[]): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  // Only the samples inside the windows (the measured requests), when given: start-up (module
-  // compilation, the tokenizer's build) and the warm-up are not what a request costs.
-  let at = profile.startTime;
-  const counted = profile.samples.map((_, index) => {
-    at += profile.timeDeltas[index] ?? 0;
-    return windows === undefined || windows.some((window) => at >= window.fromMicros && at <= window.toMicros);
-  });
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -83,10 +76,16 @@ export function summarizeCpuProfile(file: string, root: string, count = 15, wind
   const inclusive = new Map<string, number>();
   const areas = new Map<string, number>();
   let all = 0;
+  // A sample's time: the profile's start plus the deltas up to it.
+  let at = profile.startTime;
   profile.samples.forEach((sampleId, index) => {
     const node = byId.get(sampleId);
     const micros = profile.timeDeltas[index] ?? 0;
-    if (!node || !counted[index] || node.callFrame.functionName === '(idle)') return;
+    at += micros;
+    // Only the samples inside the windows (the measured requests), when given: start-up (module
+    // compilation, the tokenizer's build) and the warm-up are not what a request costs.
+    if (windows !== undefined && !windows.some((window) => at >= window.fromMicros && at <= window.toMicros)) return;
+    if (!node || node.callFrame.functionName === '(idle)') return;
     all += micros;
     const name = frameName(node.callFrame, root);
     self.set(name, (self.get(name) ?? 0) + micros);
