@@ -39,7 +39,11 @@ export interface OpenLoopOptions {
   shouldStop(elapsedMs: number): boolean;
   maxDurationMs: number;
   connections?: number;
+  /** Where each wire's requests go on `url` (default: the gateway's `/v1/chat/completions` and `/v1/messages`). */
+  paths?: Record<LoadRequest['wire'], string>;
 }
+
+const gatewayPaths: Record<LoadRequest['wire'], string> = { chat: '/v1/chat/completions', messages: '/v1/messages' };
 
 export async function runOpenLoopLoad(options: OpenLoopOptions): Promise<LoadOutcome[]> {
   const pool = new Pool(options.url, { connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
@@ -73,7 +77,7 @@ async function sendOne(pool: Pool, options: OpenLoopOptions, index: number, load
   try {
     const response = await pool.request({
       method: 'POST',
-      path: request.wire === 'chat' ? '/v1/chat/completions' : '/v1/messages',
+      path: (options.paths ?? gatewayPaths)[request.wire],
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(requestBody(request, index)),
       signal: controller.signal,
