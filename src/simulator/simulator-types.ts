@@ -27,11 +27,11 @@ export interface SimulatorOptions {
    * closing at that moment and fails with `other side closed`; a longer time avoids the race.
    */
   keepAliveMs?: number;
-  /** Time from a video submission to the finished video (progress in between). Default 1000 ms. */
   /** The public key (PEM) of the service account whose signed assertions `POST /google/token` accepts (Vertex AI). */
   googleServiceAccountPublicKey?: string;
   /** Lifetime of the access tokens it issues, in seconds (default 3600). */
   googleTokenLifetimeSeconds?: number;
+  /** Time from a video submission to the finished video (progress in between). Default 1000 ms. */
   videoDurationMs?: number;
   /** Delay before answering a video status poll, so overlapping polls of one job show. Default 0. */
   videoPollLatencyMs?: number;
