@@ -170,6 +170,11 @@ export class FundLeases {
       this.opened.delete(lease.id);
       return;
     }
+    if (granted > 0n && !this.byId.has(lease.id)) {
+      // Forgotten (fenced) while the grant was on its way: its row is nobody's, give it back.
+      await releaseOnce(this.context.store, lease.id).catch(() => this.unsure.add(lease.id));
+      return;
+    }
     if (granted > 0n) {
       this.opened.add(lease.id);
       lease.remaining += granted;

@@ -60,6 +60,14 @@ export class Ledger {
   private readonly leases: FundLeases | undefined;
   /** Times this instance found itself declared dead and registered again. */
   fenced = 0;
+  /**
+   * The heartbeat time (this instance's clock) of its last beat known to have committed. Others
+   * release its reservations, leases included, only once that beat is `instanceTimeoutMs` old,
+   * so leases serve only while it is younger than two thirds of that (the last third covers a
+   * late beat and clock skew between instances): an instance that cannot beat, or that was
+   * declared dead, never hands out funds its lease rows may no longer hold.
+   */
+  private beatConfirmedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
@@ -79,7 +87,13 @@ export class Ledger {
     // While the database is known to be down, or settlements have stopped committing (it may be
     // going silent), a lease would answer before its charge can be durable: the exact path asks
     // the database instead, and refuses with 503 when it does not answer.
-    if (this.leases && !input.durable && !this.context.store.isDown() && this.books.oldestSettlementWaitMs() < (this.options.leaseStallMs ?? 1_000)) {
+    if (
+      this.leases &&
+      !input.durable &&
+      !this.context.store.isDown() &&
+      this.books.oldestSettlementWaitMs() < (this.options.leaseStallMs ?? 1_000) &&
+      this.context.clock.now().getTime() - this.beatConfirmedAt < (this.options.instanceTimeoutMs * 2) / 3
+    ) {
       const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
       if (leaseId) return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
     }
@@ -183,7 +197,9 @@ export class Ledger {
 
   /** Announces this instance, so that others can tell when it dies. */
   async startInstance(): Promise<void> {
-    await registerInstance(this.context.store.db, this.options.instanceId, this.context.clock.now().toISOString());
+    const now = this.context.clock.now();
+    await registerInstance(this.context.store.db, this.options.instanceId, now.toISOString());
+    this.beatConfirmedAt = now.getTime();
   }
 
   /**
@@ -192,11 +208,17 @@ export class Ledger {
    * that its new reservations are held, and its settlements in flight charge from the funds.
    */
   async heartbeat(): Promise<boolean> {
-    const now = this.context.clock.now().toISOString();
-    if (await beatInstance(this.context.store.db, this.options.instanceId, now)) return true;
+    const now = this.context.clock.now();
+    if (await beatInstance(this.context.store.db, this.options.instanceId, now.toISOString())) {
+      this.beatConfirmedAt = Math.max(this.beatConfirmedAt, now.getTime());
+      return true;
+    }
+    // Until registered again, reservations go the exact way (a lease opened now would be held
+    // by an instance with no row, which any sweep releases as orphaned).
     this.fenced += 1;
+    this.beatConfirmedAt = Number.NEGATIVE_INFINITY;
     await this.leases?.forget();
-    await registerInstance(this.context.store.db, this.options.instanceId, now);
+    await this.startInstance();
     this.options.onFenced?.();
     return false;
   }
@@ -229,13 +251,17 @@ export class Ledger {
   async sweep(): Promise<number> {
     const now = this.context.clock.now();
     const staleBefore = new Date(now.getTime() - this.options.instanceTimeoutMs).toISOString();
+    // Fenced first, released after: a stale instance's row goes before any of its reservations,
+    // so a beat of its that comes after the release finds its row gone and it learns that it was
+    // declared dead. (Released first, a beat landing between the two kept the row, and the
+    // instance went on handing out a lease whose row had been released.)
+    await removeStaleInstances(this.context.store.db, staleBefore);
     const ids = new Set([
       ...(await listOrphanedReservations(this.context.store.db, staleBefore, 1000)),
       ...(await listExpiredReservations(this.context.store.db, now.toISOString(), 1000)),
     ]);
     let released = 0;
     for (const id of ids) if (await releaseOnce(this.context.store, id)) released += 1;
-    await removeStaleInstances(this.context.store.db, staleBefore);
     return released;
   }
 }

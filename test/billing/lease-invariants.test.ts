@@ -102,6 +102,108 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     await ledger.returnIdleLeases();
     expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, usage: amount, leases: 0 });
   });
+
+  it('an instance whose last committed heartbeat is older than two thirds of the instance timeout reserves the exact way, and leases again once it beats', async () => {
+    const amount = 1_000_000n;
+    const clock = new ManualClock(Date.now());
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'silent', management: false, spendLimit: 100_000n * amount });
+    const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
+    await ledger.startInstance();
+    const reserve = () => ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const first = await reserve();
+    expect(first.leaseId).toBeDefined();
+    // No beat committed for 2 s of a 3 s timeout: another instance may sweep this one's lease in
+    // the next second, so nothing more is handed out of it.
+    clock.advance(2_001);
+    const silent = await reserve();
+    expect(silent.leaseId).toBeUndefined();
+    expect(await test.store.db.selectFrom('reservations').select('id').where('id', '=', silent.id).execute()).toHaveLength(1);
+    expect(await ledger.heartbeat()).toBe(true);
+    const after = await reserve();
+    expect(after.leaseId).toBe(first.leaseId);
+    for (const reservation of [first, silent, after]) await ledger.release(reservation);
+    await ledger.returnLeases();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+  });
+
+  it.skipIf(database.name !== 'postgres')('a beat that lands while another instance sweeps this one finds it declared dead (its row goes before its lease is released)', async () => {
+    const amount = 1_000_000n;
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'swept', management: false, spendLimit: 100_000n * amount });
+    const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
+    await ledger.startInstance();
+    const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    expect(first.leaseId).toBeDefined();
+    await ledger.release(first);
+    // Another instance, whose clock says this one has been silent for an hour, sweeps while a
+    // third party holds the account's row: its release of the lease waits on that lock, and this
+    // instance beats meanwhile.
+    const sweeper = new Ledger({ store: test.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000 });
+    const holder = await test.store.pool!.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from accounts where id = $1 for update', [account.id]);
+      const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+      const sweep = sweeper.sweep();
+      const blocked = async () => (await test.store.pool!.query('select pid from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holderPid])).rows.length > 0;
+      for (let attempt = 0; attempt < 200 && !(await blocked()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await blocked()).toBe(true);
+      const beat = ledger.heartbeat();
+      // The beat touches only the instance row: it is answered while the lock is held.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await holder.query('commit');
+      expect(await sweep).toBe(1);
+      expect(await beat).toBe(false);
+    } finally {
+      holder.release();
+    }
+    expect(ledger.fenced).toBe(1);
+    // Registered again: a new lease, the released one never handed out again.
+    const second = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    expect(second.leaseId).toBeDefined();
+    expect(second.leaseId).not.toBe(first.leaseId);
+    await ledger.release(second);
+    await ledger.returnLeases();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+  });
+
+  it.skipIf(database.name !== 'postgres')('a grant that commits after its instance was declared dead and forgot its leases gives its row back at once', async () => {
+    const amount = 1_000_000n;
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'late grant', management: false, spendLimit: 100_000n * amount });
+    const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
+    await ledger.startInstance();
+    const sweeper = new Ledger({ store: test.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000 });
+    const holder = await test.store.pool!.connect();
+    let reserving: Promise<Reservation>;
+    try {
+      // The lease's opening grant waits on the account's row, held by a third party, while the
+      // instance is swept, beats (finds itself declared dead, forgets its leases) and registers again.
+      await holder.query('begin');
+      await holder.query('select 1 from accounts where id = $1 for update', [account.id]);
+      const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+      reserving = ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+      const blocked = async () => (await test.store.pool!.query('select pid from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holderPid])).rows.length > 0;
+      for (let attempt = 0; attempt < 200 && !(await blocked()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await blocked()).toBe(true);
+      await sweeper.sweep();
+      expect(await ledger.heartbeat()).toBe(false);
+      await holder.query('commit');
+    } finally {
+      holder.release();
+    }
+    // Its grant committed for a lease nobody holds any more: the request went the exact way, and
+    // the row the grant inserted is given back rather than held until the lease's lifetime ends.
+    const reservation = await reserving;
+    expect(reservation.leaseId).toBeUndefined();
+    for (let attempt = 0; attempt < 100 && (await money(account.id, key.id)).leases > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: amount, held: amount, leases: 0 });
+    await ledger.release(reservation);
+    await ledger.returnLeases();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+  });
+
   it('shutdown with a grant in flight: the grant ends first and its row goes back too (none left held by a stopped instance)', async () => {
     const amount = 1_000_000n;
     const { account } = await createAccount(context(), { credits: 10_000n * amount });

@@ -19,11 +19,10 @@ export async function removeInstance(db: Kysely<Database>, id: string): Promise<
   await db.deleteFrom('instances').where('id', '=', id).execute();
 }
 
-/** Forgets instances that stopped beating; their reservations must have been released first. */
+/**
+ * Declares dead the instances that stopped beating: their rows go (a later beat of theirs finds
+ * none), and the reservations they held are then orphaned (`listOrphanedReservations`).
+ */
 export async function removeStaleInstances(db: Kysely<Database>, staleBefore: string): Promise<void> {
-  await db
-    .deleteFrom('instances')
-    .where('heartbeat_at', '<', staleBefore)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('reservations').select('reservations.id').whereRef('reservations.instance_id', '=', 'instances.id'))))
-    .execute();
+  await db.deleteFrom('instances').where('heartbeat_at', '<', staleBefore).execute();
 }
