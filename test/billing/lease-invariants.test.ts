@@ -38,6 +38,29 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     return { free: BigInt(one.free), reserved: BigInt(one.reserved), usage: BigInt(one.usage), keyFree: BigInt(one.key_free), held: BigInt(one.held ?? 0), leases: Number(one.leases) };
   }
 
+  /**
+   * A third party's transaction holding the account's row (PostgreSQL): `untilBlocking` resolves
+   * once another session waits on it; `commit` lets that one go on.
+   */
+  async function holdAccountRow(accountId: string) {
+    const holder = await test.store.pool!.connect();
+    await holder.query('begin');
+    await holder.query('select 1 from accounts where id = $1 for update', [accountId]);
+    const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+    const blocking = async () => (await test.store.pool!.query('select pid from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holderPid])).rows.length > 0;
+    return {
+      async untilBlocking() {
+        for (let attempt = 0; attempt < 200 && !(await blocking()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(await blocking()).toBe(true);
+      },
+      commit: () => holder.query('commit'),
+      release: () => holder.release(),
+    };
+  }
+
+  /** Another instance, whose clock says every other one has been silent for an hour. */
+  const sweeperFromTheFuture = () => new Ledger({ store: test.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000 });
+
   it('racing reservations on two instances: never below zero, never more than the lease rows hold, one lease per instance, books exact', async () => {
     const amount = 1_000_000n;
     // The key's limit binds before the balance does: 300 reservations' worth.
@@ -136,23 +159,16 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
     expect(first.leaseId).toBeDefined();
     await ledger.release(first);
-    // Another instance, whose clock says this one has been silent for an hour, sweeps while a
-    // third party holds the account's row: its release of the lease waits on that lock, and this
-    // instance beats meanwhile.
-    const sweeper = new Ledger({ store: test.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000 });
-    const holder = await test.store.pool!.connect();
+    // Another instance sweeps this one while a third party holds the account's row: its release
+    // of the lease waits on that lock, and this instance beats meanwhile.
+    const holder = await holdAccountRow(account.id);
     try {
-      await holder.query('begin');
-      await holder.query('select 1 from accounts where id = $1 for update', [account.id]);
-      const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
-      const sweep = sweeper.sweep();
-      const blocked = async () => (await test.store.pool!.query('select pid from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holderPid])).rows.length > 0;
-      for (let attempt = 0; attempt < 200 && !(await blocked()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await blocked()).toBe(true);
+      const sweep = sweeperFromTheFuture().sweep();
+      await holder.untilBlocking();
       const beat = ledger.heartbeat();
       // The beat touches only the instance row: it is answered while the lock is held.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      await holder.query('commit');
+      await holder.commit();
       expect(await sweep).toBe(1);
       expect(await beat).toBe(false);
     } finally {
@@ -174,22 +190,16 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'late grant', management: false, spendLimit: 100_000n * amount });
     const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
     await ledger.startInstance();
-    const sweeper = new Ledger({ store: test.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000 });
-    const holder = await test.store.pool!.connect();
+    // The lease's opening grant waits on the account's row, held by a third party, while the
+    // instance is swept, beats (finds itself declared dead, forgets its leases) and registers again.
+    const holder = await holdAccountRow(account.id);
     let reserving: Promise<Reservation>;
     try {
-      // The lease's opening grant waits on the account's row, held by a third party, while the
-      // instance is swept, beats (finds itself declared dead, forgets its leases) and registers again.
-      await holder.query('begin');
-      await holder.query('select 1 from accounts where id = $1 for update', [account.id]);
-      const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
       reserving = ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
-      const blocked = async () => (await test.store.pool!.query('select pid from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holderPid])).rows.length > 0;
-      for (let attempt = 0; attempt < 200 && !(await blocked()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await blocked()).toBe(true);
-      await sweeper.sweep();
+      await holder.untilBlocking();
+      await sweeperFromTheFuture().sweep();
       expect(await ledger.heartbeat()).toBe(false);
-      await holder.query('commit');
+      await holder.commit();
     } finally {
       holder.release();
     }
