@@ -38,6 +38,13 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     return { free: BigInt(one.free), reserved: BigInt(one.reserved), usage: BigInt(one.usage), keyFree: BigInt(one.key_free), held: BigInt(one.held ?? 0), leases: Number(one.leases) };
   }
 
+  /** An account with funds for 10,000 reservations of `amount`, and a key limited to 100,000 of them. */
+  async function accountWithKey(name: string, amount: bigint) {
+    const { account } = await createAccount(context(), { credits: 10_000n * amount });
+    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name, management: false, spendLimit: 100_000n * amount });
+    return { account, key };
+  }
+
   /**
    * A third party's transaction holding the account's row (PostgreSQL): `untilBlocking` resolves
    * once another session waits on it; `commit` lets that one go on.
@@ -108,8 +115,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
   it('a lease unused past the idle time gives back its unused part while requests are in flight, and its row once none is', async () => {
     const amount = 1_000_000n;
     const clock = new ManualClock(Date.now());
-    const { account } = await createAccount(context(), { credits: 10_000n * amount });
-    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'idle', management: false, spendLimit: 100_000n * amount });
+    const { account, key } = await accountWithKey('idle', amount);
     const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
     await ledger.startInstance();
     const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
@@ -129,8 +135,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
   it('an instance whose last committed heartbeat is older than two thirds of the instance timeout reserves the exact way, and leases again once it beats', async () => {
     const amount = 1_000_000n;
     const clock = new ManualClock(Date.now());
-    const { account } = await createAccount(context(), { credits: 10_000n * amount });
-    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'silent', management: false, spendLimit: 100_000n * amount });
+    const { account, key } = await accountWithKey('silent', amount);
     const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
     await ledger.startInstance();
     const reserve = () => ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
@@ -152,8 +157,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
 
   it.skipIf(database.name !== 'postgres')('a beat that lands while another instance sweeps this one finds it declared dead (its row goes before its lease is released)', async () => {
     const amount = 1_000_000n;
-    const { account } = await createAccount(context(), { credits: 10_000n * amount });
-    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'swept', management: false, spendLimit: 100_000n * amount });
+    const { account, key } = await accountWithKey('swept', amount);
     const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
     await ledger.startInstance();
     const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
@@ -186,8 +190,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
 
   it.skipIf(database.name !== 'postgres')('a grant that commits after its instance was declared dead and forgot its leases gives its row back at once', async () => {
     const amount = 1_000_000n;
-    const { account } = await createAccount(context(), { credits: 10_000n * amount });
-    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'late grant', management: false, spendLimit: 100_000n * amount });
+    const { account, key } = await accountWithKey('late grant', amount);
     const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
     await ledger.startInstance();
     // The lease's opening grant waits on the account's row, held by a third party, while the
@@ -216,8 +219,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
 
   it('shutdown with a grant in flight: the grant ends first and its row goes back too (none left held by a stopped instance)', async () => {
     const amount = 1_000_000n;
-    const { account } = await createAccount(context(), { credits: 10_000n * amount });
-    const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'closing', management: false, spendLimit: 100_000n * amount });
+    const { account, key } = await accountWithKey('closing', amount);
     const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
     await ledger.startInstance();
     // The first reservation opens a lease: its grant is on its way to the database when the
