@@ -51,8 +51,10 @@ export function createSseDecoder(): SseDecoder {
       return take();
     },
     end() {
-      parser.feed(decoder.end());
-      parser.reset({ consume: true });
+      // The blank line the body left out: the parser dispatches an event only at one, and
+      // `reset({ consume: true })` parses an unfinished line without dispatching its event.
+      parser.feed(`${decoder.end()}\n\n`);
+      parser.reset();
       return take();
     },
   };
