@@ -66,8 +66,8 @@ export interface ChatChunkNormalizer {
 
 /**
  * The stream side of `normalizeChatCompletion`, with the state one stream needs. A class, made
- * once per stream: an object literal with a getter cost 1.4 µs to make (V8 builds its accessor
- * anew each time), the closures around it as much again; this costs a tenth of that.
+ * once per stream: as an object literal with a getter and closures it took 4.0 µs to make (V8
+ * builds a literal's accessor anew each time, 1.4 µs of it), as a class 0.1 µs.
  */
 export function createChatChunkNormalizer(): ChatChunkNormalizer {
   return new ChunkNormalizer();
