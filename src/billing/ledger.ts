@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
-import { beatInstance, registerInstance, removeInstance, removeStaleInstances } from '../store/repositories/instances.js';
+import { beatInstance, registerInstance, removeInstance, removeStaleInstances, type HeartbeatTime } from '../store/repositories/instances.js';
 import { listExpiredReservations, listOrphanedReservations, readSpendable } from '../store/repositories/ledger.js';
 import type { RequestRecord } from './request-record.js';
 import { releaseOnce, reserveOnce } from './reserve-funds.js';
@@ -61,11 +61,12 @@ export class Ledger {
   /** Times this instance found itself declared dead and registered again. */
   fenced = 0;
   /**
-   * The heartbeat time (this instance's clock) of its last beat known to have committed. Others
-   * release its reservations, leases included, only once that beat is `instanceTimeoutMs` old,
-   * so leases serve only while it is younger than two thirds of that (the last third covers a
-   * late beat and clock skew between instances): an instance that cannot beat, or that was
-   * declared dead, never hands out funds its lease rows may no longer hold.
+   * This instance's clock, read just before sending its last beat known to have committed.
+   * Others release its reservations, leases included, only once that beat is `instanceTimeoutMs`
+   * old (judged by the clock that stamped it, see `heartbeatTime`), so leases serve only while
+   * this reading is younger than two thirds of that (the last third covers a late beat): an
+   * instance that cannot beat, or that was declared dead, never hands out funds its lease rows
+   * may no longer hold.
    */
   private beatConfirmedAt = Number.NEGATIVE_INFINITY;
 
@@ -198,8 +199,21 @@ export class Ledger {
   /** Announces this instance, so that others can tell when it dies. */
   async startInstance(): Promise<void> {
     const now = this.context.clock.now();
-    await registerInstance(this.context.store.db, this.options.instanceId, now.toISOString());
+    await registerInstance(this.context.store.db, this.options.instanceId, this.heartbeatTime(now, 0));
     this.beatConfirmedAt = now.getTime();
+  }
+
+  /**
+   * What a heartbeat is stamped with (`agoMs` 0) or judged stale against. On PostgreSQL, where
+   * instances on several machines share the table, the database's clock: a beat is stamped no
+   * earlier than it was sent, so by the time any sweep finds it a timeout old, a whole timeout
+   * has passed since this instance read `now` before sending it, whatever the instances' clocks
+   * say. This instance's own two-thirds rule (`reserve`) measures time elapsed on its own clock
+   * from that reading, so no two clocks are compared anywhere. On SQLite (one process) its clock.
+   */
+  private heartbeatTime(now: Date, agoMs: number): HeartbeatTime {
+    if (this.context.store.dialect === 'postgres') return { databaseClockAgoMs: agoMs };
+    return new Date(now.getTime() - agoMs).toISOString();
   }
 
   /**
@@ -209,7 +223,7 @@ export class Ledger {
    */
   async heartbeat(): Promise<boolean> {
     const now = this.context.clock.now();
-    if (await beatInstance(this.context.store.db, this.options.instanceId, now.toISOString())) {
+    if (await beatInstance(this.context.store.db, this.options.instanceId, this.heartbeatTime(now, 0))) {
       this.beatConfirmedAt = Math.max(this.beatConfirmedAt, now.getTime());
       return true;
     }
@@ -250,7 +264,7 @@ export class Ledger {
    */
   async sweep(): Promise<number> {
     const now = this.context.clock.now();
-    const staleBefore = new Date(now.getTime() - this.options.instanceTimeoutMs).toISOString();
+    const staleBefore = this.heartbeatTime(now, this.options.instanceTimeoutMs);
     // Fenced first, released after: a stale instance's row goes before any of its reservations,
     // so a beat of its that comes after the release finds its row gone and it learns that it was
     // declared dead. (Released first, a beat landing between the two kept the row, and the

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Ledger } from '../../src/billing/ledger.js';
 import { createId } from '../../src/core/ids.js';
+import { systemClock } from '../../src/core/clock.js';
+import { backdateHeartbeat } from '../helpers/backdate-heartbeat.js';
 import { readAccountMoney, sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
 
@@ -28,12 +30,15 @@ for (const { database, leases } of runs) {
     });
     afterAll(async () => gateway?.close());
 
-    /** Another instance whose clock says this one has been silent for an hour. */
-    const sweepFromAnotherInstance = () =>
-      new Ledger(
-        { store: gateway.test.context.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId },
-        { instanceId: createId('ins'), instanceTimeoutMs: 15_000 },
-      ).sweep();
+    /**
+     * This instance has been silent for an hour (its last beat is that old: on PostgreSQL beats
+     * are stamped and judged by the database's clock, so only the row can say so), and another
+     * instance sweeps.
+     */
+    const sweepFromAnotherInstance = async () => {
+      await backdateHeartbeat(gateway.test.context.store.db, gateway.test.context.ledger.options.instanceId, 3_600_000);
+      return new Ledger({ store: gateway.test.context.store, clock: systemClock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 15_000 }).sweep();
+    };
     const instanceRows = () => gateway.test.context.store.db.selectFrom('instances').select('id').where('id', '=', gateway.test.context.ledger.options.instanceId).execute();
 
     /** Until `count` requests are at the (slow) provider: each reserved before it was sent. */

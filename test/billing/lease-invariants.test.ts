@@ -7,6 +7,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 import { createId } from '../../src/core/ids.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { backdateHeartbeat } from '../helpers/backdate-heartbeat.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 import { testDatabases } from '../helpers/test-databases.js';
 
@@ -65,8 +66,13 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     };
   }
 
-  /** Another instance, whose clock says every other one has been silent for an hour. */
-  const sweeperFromTheFuture = () => new Ledger({ store: test.store, clock: { now: () => new Date(Date.now() + 3_600_000) }, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000 });
+  /** Another instance, sweeping once `silent` has not beaten for an hour (its row says so). */
+  const sweepAfterSilenceOf = async (silent: Ledger) => {
+    await backdateHeartbeat(test.store.db, silent.options.instanceId, 3_600_000);
+    return new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000 }).sweep();
+  };
+  /** A ledger of its own on a clock `offsetMs` off the others'. */
+  const skewedContext = (offsetMs: number) => ({ store: test.store, clock: { now: () => new Date(Date.now() + offsetMs) }, createId });
 
   it('racing reservations on two instances: never below zero, never more than the lease rows hold, one lease per instance, books exact', async () => {
     const amount = 1_000_000n;
@@ -167,7 +173,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     // of the lease waits on that lock, and this instance beats meanwhile.
     const holder = await holdAccountRow(account.id);
     try {
-      const sweep = sweeperFromTheFuture().sweep();
+      const sweep = sweepAfterSilenceOf(ledger);
       await holder.untilBlocking();
       const beat = ledger.heartbeat();
       // The beat touches only the instance row: it is answered while the lock is held.
@@ -200,7 +206,7 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     try {
       reserving = ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
       await holder.untilBlocking();
-      await sweeperFromTheFuture().sweep();
+      await sweepAfterSilenceOf(ledger);
       expect(await ledger.heartbeat()).toBe(false);
       await holder.commit();
     } finally {
@@ -214,6 +220,31 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     expect(await money(account.id, key.id)).toMatchObject({ reserved: amount, held: amount, leases: 0 });
     await ledger.release(reservation);
     await ledger.returnLeases();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+  });
+
+  it.skipIf(database.name !== 'postgres')('clocks ten minutes apart, 200 instance timeouts: a sweeper ahead does not take a live instance for dead, nor does anyone an instance behind (beats stamped and judged by the database clock)', async () => {
+    const amount = 1_000_000n;
+    const { account, key } = await accountWithKey('skewed', amount);
+    // A live instance whose clock is ten minutes behind, beating as it should. (Not hours: a
+    // reservation's two-hour lifetime is still stamped by its instance's clock.)
+    const behind = new Ledger(skewedContext(-600_000), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
+    await behind.startInstance();
+    const held = await behind.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    expect(held.leaseId).toBeDefined();
+    expect(await behind.heartbeat()).toBe(true);
+    // Sweepers ten minutes ahead and on the true time find it alive: its lease row stays held.
+    for (const offsetMs of [600_000, 0]) {
+      expect(await new Ledger(skewedContext(offsetMs), { instanceId: createId('ins'), instanceTimeoutMs: 3_000 }).sweep()).toBe(0);
+    }
+    expect(await behind.heartbeat()).toBe(true);
+    expect(behind.fenced).toBe(0);
+    expect((await money(account.id, key.id)).leases).toBe(1);
+    // Its lease still serves, and the books come out exact.
+    const next = await behind.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    expect(next.leaseId).toBe(held.leaseId);
+    for (const reservation of [held, next]) await behind.release(reservation);
+    await behind.returnLeases();
     expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
   });
 

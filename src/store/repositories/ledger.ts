@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import { toBigInt } from '../convert.js';
+import { heartbeatTimeOf, type HeartbeatTime } from './instances.js';
 
 /** Ids of reservations that outlived their bound (their request crashed or was lost). */
 export async function listExpiredReservations(db: Kysely<Database>, now: string, limit: number): Promise<string[]> {
@@ -13,13 +14,14 @@ export async function listExpiredReservations(db: Kysely<Database>, now: string,
  * Durable reservations (no instance: those of tasks, which outlive any one process) are not
  * listed; their task settles or releases them.
  */
-export async function listOrphanedReservations(db: Kysely<Database>, staleBefore: string, limit: number): Promise<string[]> {
+export async function listOrphanedReservations(db: Kysely<Database>, staleBefore: HeartbeatTime, limit: number): Promise<string[]> {
+  const stale = heartbeatTimeOf(staleBefore);
   const rows = await db
     .selectFrom('reservations')
     .leftJoin('instances', 'instances.id', 'reservations.instance_id')
     .select('reservations.id')
     .where('reservations.instance_id', 'is not', null)
-    .where((eb) => eb.or([eb('instances.id', 'is', null), eb('instances.heartbeat_at', '<', staleBefore)]))
+    .where((eb) => eb.or([eb('instances.id', 'is', null), eb('instances.heartbeat_at', '<', stale)]))
     .limit(limit)
     .execute();
   return rows.map((row) => row.id);
