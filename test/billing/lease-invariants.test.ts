@@ -46,6 +46,25 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     return { account, key };
   }
 
+  const amount = 1_000_000n;
+
+  /**
+   * A started instance with leases, on `on` (by default this file's context: the system clock), and an account
+   * and key of its own (`accountWithKey`); `reserve` asks it for one `amount`.
+   */
+  async function leasingInstance(name: string, instanceTimeoutMs: number, on = context()) {
+    const { account, key } = await accountWithKey(name, amount);
+    const ledger = new Ledger(on, { instanceId: createId('ins'), instanceTimeoutMs, leases });
+    await ledger.startInstance();
+    const reserve = () => ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    return { account, key, ledger, reserve };
+  }
+
+  /** Nothing reserved or held on the account any more, and no lease row left. */
+  async function expectNothingHeld(account: { id: string }, key: { id: string }) {
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+  }
+
   /**
    * A third party's transaction holding the account's row (PostgreSQL): `untilBlocking` resolves
    * once another session waits on it; `commit` lets that one go on.
@@ -75,7 +94,6 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
   const skewedContext = (offsetMs: number) => ({ store: test.store, clock: { now: () => new Date(Date.now() + offsetMs) }, createId });
 
   it('racing reservations on two instances: never below zero, never more than the lease rows hold, one lease per instance, books exact', async () => {
-    const amount = 1_000_000n;
     // The key's limit binds before the balance does: 300 reservations' worth.
     const { account } = await createAccount(context(), { credits: 1_000n * amount });
     const { record: key } = await createApiKey(test.store.db, context(), { accountId: account.id, name: 'limited', management: false, spendLimit: 300n * amount });
@@ -119,13 +137,10 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
   });
 
   it('a lease unused past the idle time gives back its unused part while requests are in flight, and its row once none is', async () => {
-    const amount = 1_000_000n;
     const clock = new ManualClock(Date.now());
-    const { account, key } = await accountWithKey('idle', amount);
-    const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
-    await ledger.startInstance();
-    const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
-    const second = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const { account, key, ledger, reserve } = await leasingInstance('idle', 60_000, { store: test.store, clock, createId });
+    const first = await reserve();
+    const second = await reserve();
     expect(first.leaseId).toBeDefined();
     expect((await money(account.id, key.id)).reserved).toBeGreaterThan(2n * amount);
     clock.advance(leases.idleMs + 1);
@@ -139,12 +154,8 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
   });
 
   it('an instance whose last committed heartbeat is older than two thirds of the instance timeout reserves the exact way, and leases again once it beats', async () => {
-    const amount = 1_000_000n;
     const clock = new ManualClock(Date.now());
-    const { account, key } = await accountWithKey('silent', amount);
-    const ledger = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
-    await ledger.startInstance();
-    const reserve = () => ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const { account, key, ledger, reserve } = await leasingInstance('silent', 3_000, { store: test.store, clock, createId });
     const first = await reserve();
     expect(first.leaseId).toBeDefined();
     // No beat committed for 2 s of a 3 s timeout: another instance may sweep this one's lease in
@@ -158,15 +169,12 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     expect(after.leaseId).toBe(first.leaseId);
     for (const reservation of [first, silent, after]) await ledger.release(reservation);
     await ledger.returnLeases();
-    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+    await expectNothingHeld(account, key);
   });
 
   it.skipIf(database.name !== 'postgres')('a beat that lands while another instance sweeps this one finds it declared dead (its row goes before its lease is released)', async () => {
-    const amount = 1_000_000n;
-    const { account, key } = await accountWithKey('swept', amount);
-    const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
-    await ledger.startInstance();
-    const first = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const { account, key, ledger, reserve } = await leasingInstance('swept', 3_000);
+    const first = await reserve();
     expect(first.leaseId).toBeDefined();
     await ledger.release(first);
     // Another instance sweeps this one while a third party holds the account's row: its release
@@ -186,25 +194,22 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     }
     expect(ledger.fenced).toBe(1);
     // Registered again: a new lease, the released one never handed out again.
-    const second = await ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const second = await reserve();
     expect(second.leaseId).toBeDefined();
     expect(second.leaseId).not.toBe(first.leaseId);
     await ledger.release(second);
     await ledger.returnLeases();
-    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+    await expectNothingHeld(account, key);
   });
 
   it.skipIf(database.name !== 'postgres')('a grant that commits after its instance was declared dead and forgot its leases gives its row back at once', async () => {
-    const amount = 1_000_000n;
-    const { account, key } = await accountWithKey('late grant', amount);
-    const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
-    await ledger.startInstance();
+    const { account, key, ledger, reserve } = await leasingInstance('late grant', 3_000);
     // The lease's opening grant waits on the account's row, held by a third party, while the
     // instance is swept, beats (finds itself declared dead, forgets its leases) and registers again.
     const holder = await holdAccountRow(account.id);
     let reserving: Promise<Reservation>;
     try {
-      reserving = ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+      reserving = reserve();
       await holder.untilBlocking();
       await sweepAfterSilenceOf(ledger);
       expect(await ledger.heartbeat()).toBe(false);
@@ -220,17 +225,14 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     expect(await money(account.id, key.id)).toMatchObject({ reserved: amount, held: amount, leases: 0 });
     await ledger.release(reservation);
     await ledger.returnLeases();
-    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+    await expectNothingHeld(account, key);
   });
 
   it.skipIf(database.name !== 'postgres')('clocks ten minutes apart, 200 instance timeouts: a sweeper ahead does not take a live instance for dead, nor does anyone an instance behind (beats stamped and judged by the database clock)', async () => {
-    const amount = 1_000_000n;
-    const { account, key } = await accountWithKey('skewed', amount);
     // A live instance whose clock is ten minutes behind, beating as it should. (Not hours: a
     // reservation's two-hour lifetime is still stamped by its instance's clock.)
-    const behind = new Ledger(skewedContext(-600_000), { instanceId: createId('ins'), instanceTimeoutMs: 3_000, leases });
-    await behind.startInstance();
-    const held = await behind.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const { account, key, ledger: behind, reserve } = await leasingInstance('skewed', 3_000, skewedContext(-600_000));
+    const held = await reserve();
     expect(held.leaseId).toBeDefined();
     expect(await behind.heartbeat()).toBe(true);
     // Sweepers ten minutes ahead and on the true time find it alive: its lease row stays held.
@@ -241,26 +243,23 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     expect(behind.fenced).toBe(0);
     expect((await money(account.id, key.id)).leases).toBe(1);
     // Its lease still serves, and the books come out exact.
-    const next = await behind.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const next = await reserve();
     expect(next.leaseId).toBe(held.leaseId);
     for (const reservation of [held, next]) await behind.release(reservation);
     await behind.returnLeases();
-    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+    await expectNothingHeld(account, key);
   });
 
   it('shutdown with a grant in flight: the grant ends first and its row goes back too (none left held by a stopped instance)', async () => {
-    const amount = 1_000_000n;
-    const { account, key } = await accountWithKey('closing', amount);
-    const ledger = new Ledger(context(), { instanceId: createId('ins'), instanceTimeoutMs: 60_000, leases });
-    await ledger.startInstance();
+    const { account, key, ledger, reserve } = await leasingInstance('closing', 60_000);
     // The first reservation opens a lease: its grant is on its way to the database when the
     // instance stops (returnLeases is what shutdown runs once the books are flushed).
-    const reserving = ledger.reserve({ accountId: account.id, keyId: key.id, requestId: createId('req'), amount });
+    const reserving = reserve();
     await ledger.returnLeases();
     const reservation = await reserving;
     // Stopped leases serve nothing: it went the exact way, a row of its own.
     expect(reservation.leaseId).toBeUndefined();
     await ledger.release(reservation);
-    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, leases: 0 });
+    await expectNothingHeld(account, key);
   });
 });
