@@ -106,9 +106,10 @@ function openSqlite(path: string, options: StoreOptions): Store {
   database.pragma('foreign_keys = ON');
   // Where SQLite keeps its temporary tables: every `… returning` statement (the books' take of a
   // reservation or lease, the exact path's release) collects its rows in one, and with the
-  // default (a file) each run sets up a temporary database of its own: ~24 µs against ~1 µs in
-  // memory (bench/README.md, "Session of 2026-11-27, second"). The gateway's own queries sort at
-  // most a page of rows (paginated, indexed), so nothing large is ever held there.
+  // default (a file) each run sets up a temporary database of its own, ~24 µs more than the same
+  // update and a `select`; in memory the two cost the same (bench/README.md, "Session of
+  // 2026-11-27, second"). The gateway's own queries sort at most a page of rows (paginated,
+  // indexed), so nothing large is ever held there.
   database.pragma('temp_store = MEMORY');
   database.defaultSafeIntegers(true);
   cachePreparedStatements(database);
