@@ -1,18 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStore } from './create-store.js';
-
-const directories: string[] = [];
-afterEach(() => {
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
-});
 
 describe('the SQLite connection the gateway opens', () => {
   it('runs in WAL mode without a sync per commit, checks foreign keys, and keeps temporary tables in memory', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'switchyard-settings-'));
-    directories.push(directory);
     const store = await createStore(`sqlite:${join(directory, 'gateway.db')}`);
     try {
       const database = store.sqlite!;
@@ -26,6 +20,7 @@ describe('the SQLite connection the gateway opens', () => {
       expect(database.prepare('update held set amount = amount - ? where id = ? and amount >= ? returning id, amount').get(4n, 'lease', 4n)).toEqual({ id: 'lease', amount: 6n });
     } finally {
       await store.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });
