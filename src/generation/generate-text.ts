@@ -34,6 +34,7 @@ import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
 import { RequestTrace } from '../telemetry/request-trace.js';
 import { settleTraced } from '../telemetry/settle-traced.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface TextGenerationInput {
   principal: Principal;
@@ -42,7 +43,7 @@ export interface TextGenerationInput {
   /** The inbound style; Gemini's `generateContent` serves the text models of `chat`. */
   api: Extract<ApiEndpoint, 'chat' | 'responses' | 'messages'> | 'gemini';
   /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /**
    * Called once with the final usage and cost, whichever way the request ends, just before the
    * charge; the request log row it answers is committed together with the charge.

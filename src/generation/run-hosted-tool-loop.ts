@@ -11,6 +11,7 @@ import { fetchWebPage } from '../hosted-tools/fetch-web-page.js';
 import { searchWeb } from '../hosted-tools/search-web.js';
 import type { CallContext, TextProviderAdapter } from '../providers/provider-adapter.js';
 import type { GatewayTools } from './drop-unmet-preferences.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface HostedLoopInput {
   adapter: TextProviderAdapter;
@@ -22,7 +23,7 @@ export interface HostedLoopInput {
   pricing: EndpointPricing;
   pricingOf: (providerModel: string) => EndpointPricing | undefined;
   inputImages: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   logger: Logger;
   /** Makes one image with the configured image model through the images path, which charges it at its price. */
   generateImage?: (prompt: string) => Promise<{ base64: string; mediaType: string }>;

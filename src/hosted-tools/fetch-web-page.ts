@@ -1,4 +1,5 @@
 import { fetchPublicUrl, type FetchPublicUrlOptions } from '../http/fetch-public-url.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface FetchedPage {
   url: string;
@@ -16,7 +17,7 @@ export interface FetchedPage {
  */
 export async function fetchWebPage(
   url: string,
-  options: { maxBytes: number; timeoutMs: number; signal: AbortSignal } & Pick<FetchPublicUrlOptions, 'resolve' | 'isAllowedAddress' | 'ca'>,
+  options: { maxBytes: number; timeoutMs: number; signal: CancelSignal } & Pick<FetchPublicUrlOptions, 'resolve' | 'isAllowedAddress' | 'ca'>,
 ): Promise<FetchedPage> {
   const fetched = await fetchPublicUrl(url, { ...options, contentTypes: ['text/', 'application/json', 'application/xhtml+xml'] });
   const raw = fetched.bytes.toString('utf8');

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isPublicAddress } from './check-public-address.js';
+import { toAbortSignal, type CancelSignal } from '../core/cancel-signal.js';
 
 export interface FetchPublicUrlOptions {
   /** Largest body accepted, in bytes (checked on Content-Length and while reading). */
@@ -12,7 +13,7 @@ export interface FetchPublicUrlOptions {
   maxRedirects?: number;
   /** Accepted Content-Type prefixes, e.g. `['image/']`; any type when absent. */
   contentTypes?: string[];
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Resolves a host name to its addresses; `dns.lookup` (all addresses) by default. Tests inject one. */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** The address policy; `isPublicAddress` by default. Tests widen it to reach a local server. */
@@ -59,7 +60,7 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
  */
 export async function fetchPublicUrl(url: string, options: FetchPublicUrlOptions): Promise<FetchedFile> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const signal = options.signal ? AbortSignal.any([toAbortSignal(options.signal), deadline]) : deadline;
   const maxRedirects = options.maxRedirects ?? 3;
   let current = parseTarget(url);
   for (let hop = 0; ; hop += 1) {

@@ -18,6 +18,7 @@ import { mediaSettingsOf } from './media-settings.js';
 import { planImages } from './plan-images.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import { waitForImageJob } from './wait-for-image-job.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface ImageGenerationInput {
   principal: Principal;
@@ -26,7 +27,7 @@ export interface ImageGenerationInput {
   request: ImageRequest;
   imageUrls: Array<{ url: string; field: string }>;
   responseFormat: ImageResponseFormat;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** The request log row of the charge, committed together with it. */
   settledRow?: (candidate: Candidate, cost: bigint) => RequestRecord | undefined;
 }

@@ -3,11 +3,12 @@ import { sniffImageType } from '../core/sniff-image-type.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { fetchPublicUrl, FetchRefusedError, type FetchPublicUrlOptions } from '../http/fetch-public-url.js';
 import { readDataUrl } from './read-data-url.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface LoadImageOptions {
   maxBytes: number;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Overrides for the fetcher (tests). */
   fetch?: Partial<FetchPublicUrlOptions>;
 }

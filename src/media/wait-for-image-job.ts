@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { ImageJobState } from '../core/image-request.js';
 import type { ImageAdapter } from '../providers/media-adapter.js';
 import type { CallContext } from '../providers/provider-adapter.js';
+import { toAbortSignal } from '../core/cancel-signal.js';
 
 /**
  * Polls a queued provider job while the client waits, until it ends or `windowMs` passes; then
@@ -22,7 +23,7 @@ export async function waitForImageJob(
     const remaining = deadline - performance.now();
     if (remaining <= 0) return current;
     try {
-      await sleep(Math.min(timing.pollIntervalMs, remaining), undefined, { signal: call.signal });
+      await sleep(Math.min(timing.pollIntervalMs, remaining), undefined, { signal: toAbortSignal(call.signal) });
       current = await adapter.poll(current.job, call);
     } catch (error) {
       if (call.signal.aborted) return current;

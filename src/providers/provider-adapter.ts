@@ -4,6 +4,7 @@ import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
 import type { Usage } from '../core/usage.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 /** Everything an adapter needs to make one upstream call. */
 export interface CallContext {
@@ -11,7 +12,7 @@ export interface CallContext {
   /** The provider's own model name for this endpoint. */
   providerModel: string;
   /** Aborted when the client goes away or the gateway gives up; the upstream request must close. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Pooled keep-alive connections for this provider. */
   dispatcher: Dispatcher;
 }

@@ -1,4 +1,5 @@
 import { UpstreamError } from '../errors/upstream-error.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 /**
  * What a failed attempt at one candidate means, decided once for text, media and video:
@@ -12,7 +13,7 @@ export type FailureKind = 'client_abort' | 'request_error' | 'retryable' | 'fina
 
 const requestStatuses = new Set([400, 413, 422]);
 
-export function classifyFailure(error: unknown, signal: AbortSignal): FailureKind {
+export function classifyFailure(error: unknown, signal: CancelSignal): FailureKind {
   if (signal.aborted || (error instanceof UpstreamError && error.code === 'aborted')) return 'client_abort';
   if (!(error instanceof UpstreamError)) return 'request_error';
   if (requestStatuses.has(error.status)) return 'request_error';

@@ -7,6 +7,7 @@ import type { Candidate } from './candidate.js';
 import { classifyFailure } from './classify-failure.js';
 import type { HealthAttempt } from './endpoint-health.js';
 import { logUpstreamFailure } from './log-upstream-failure.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface CandidateAttempt {
   /** 0 for the first candidate. */
@@ -30,7 +31,7 @@ export interface CandidateAttempt {
 export async function tryCandidates<T>(
   context: AppContext,
   candidates: Candidate[],
-  signal: AbortSignal,
+  signal: CancelSignal,
   attempt: (candidate: Candidate, control: CandidateAttempt) => Promise<T>,
 ): Promise<{ candidate: Candidate; value: T }> {
   let lastFailure: UpstreamError | undefined;
@@ -73,6 +74,6 @@ export async function tryCandidates<T>(
 }
 
 /** The call context of one candidate. */
-export function callContextOf(context: AppContext, candidate: Candidate, signal: AbortSignal) {
+export function callContextOf(context: AppContext, candidate: Candidate, signal: CancelSignal) {
   return { provider: candidate.provider, providerModel: candidate.endpoint.model, signal, dispatcher: context.providers.dispatcher(candidate.provider) };
 }

@@ -17,6 +17,8 @@ export interface RecordedSearch {
   method: string;
   url: URL;
   body: unknown;
+  /** When the gateway closed the connection of a search left hanging (`performance.now()`). */
+  closedAt?: number;
 }
 
 export interface FakeSearchBackend {
@@ -45,9 +47,13 @@ export async function startFakeSearchBackend(backend: WebSearchBackend): Promise
       if (!route.authorized(request)) return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       // SearXNG answers 403 to a format its settings do not enable; json must be asked for.
       if (backend === 'searxng' && url.searchParams.get('format') !== 'json') return void response.writeHead(403).end();
-      fake.searches.push({ method: request.method, url, body: text === '' ? undefined : JSON.parse(text) });
+      const search: RecordedSearch = { method: request.method, url, body: text === '' ? undefined : JSON.parse(text) };
+      fake.searches.push(search);
       if (fake.mode === 'down') return void response.writeHead(503, { 'content-type': 'text/plain' }).end('service unavailable');
-      if (fake.mode === 'hang') return void hanging.add(() => response.destroy());
+      if (fake.mode === 'hang') {
+        request.socket.once('close', () => (search.closedAt = performance.now()));
+        return void hanging.add(() => response.destroy());
+      }
       response.writeHead(200, { 'content-type': 'application/json' }).end(route.body);
     });
   });

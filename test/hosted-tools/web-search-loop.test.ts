@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { startFakeSearchBackend, type FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
 
@@ -174,6 +174,20 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
     expect(text.text).toContain('timed out');
     expect(text.annotations).toEqual([]);
     expect(cost).toBeLessThan(pricePerSearch);
+  });
+
+  it('a client that leaves while the search runs ends the search there, not at its timeout, and nothing stays reserved', async () => {
+    searxng.mode = 'hang';
+    const client = new AbortController();
+    const pending = openai.responses.create({ model: 'sim/anthropic-model', input: 'What is Switchyard?', tools: [{ type: 'web_search' }] }, { signal: client.signal, maxRetries: 0 });
+    await vi.waitFor(() => expect(searxng.searches).toHaveLength(1));
+    const leftAt = performance.now();
+    client.abort();
+    await expect(pending).rejects.toThrow();
+    await vi.waitFor(() => expect(searxng.searches[0].closedAt).toBeDefined());
+    // The search's own timeout is 500 ms: closing well before it means the client's leaving reached it.
+    expect(searxng.searches[0].closedAt! - leftAt).toBeLessThan(250);
+    await vi.waitFor(async () => expect((await readAccountMoney(gateway)).reserved).toBe(0n));
   });
 
   it('a model whose endpoint has its own search keeps it: the gateway runs none', async () => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ProviderConnectionLimits } from '../../config/types.js';
 import { createAbortedError, UpstreamError } from '../../errors/upstream-error.js';
+import type { CancelSignal } from '../../core/cancel-signal.js';
 
 /** What a provider gets when its config says nothing (README "Timeouts and bounds"). */
 export const defaultConnectionLimits: ProviderConnectionLimits = { max: 256, queue: 256, queueTimeoutMs: 5_000 };
@@ -39,7 +40,7 @@ export class ProviderSlots {
   }
 
   /** Resolves with the function that frees the slot (safe to call more than once). */
-  acquire(signal: AbortSignal): Promise<() => void> {
+  acquire(signal: CancelSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(createAbortedError(this.providerId, signal.reason));
     if (this.active < this.limits.max) {
       this.active += 1;

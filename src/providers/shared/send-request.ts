@@ -74,7 +74,8 @@ export async function sendRequest(
       method: init.method,
       headers,
       body: init.body,
-      signal: context.signal,
+      // undici takes any EventTarget (api-request.js checks for `addEventListener`); its types name only AbortSignal and EventEmitter.
+      signal: context.signal as AbortSignal,
       headersTimeout: provider.timeouts.firstByteMs,
       bodyTimeout: provider.timeouts.idleMs,
     });

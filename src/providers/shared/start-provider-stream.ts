@@ -4,6 +4,7 @@ import { createProtocolError } from './create-protocol-error.js';
 import { toUpstreamError } from './send-request.js';
 import type { StreamConverter } from './stream-converter.js';
 import { createAbortedError, UpstreamError, toStreamError } from '../../errors/upstream-error.js';
+import type { CancelSignal } from '../../core/cancel-signal.js';
 
 /** An open streaming response body: undici's BodyReadable, or any Readable in tests. */
 export interface StreamBody extends AsyncIterable<Uint8Array | string> {
@@ -13,7 +14,7 @@ export interface StreamBody extends AsyncIterable<Uint8Array | string> {
 export interface StartProviderStreamOptions {
   providerId: string;
   /** The call's signal: its abort closes the body, and before the first part rejects as `aborted`. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /**
    * What is left of the first-byte budget, which for streams covers the first part too: a
    * thinking model can send headers at once and then nothing for a long while.
