@@ -293,7 +293,9 @@ export class RequestLog {
 /** Every text field made valid for the database (NUL and lone surrogates → U+FFFD). */
 function cleanRecord(record: RequestRecord): RequestRecord {
   let cleaned: RequestRecord | undefined;
-  for (const [field, value] of Object.entries(record)) {
+  // for…in: Object.entries took V8's slow runtime path for this object, ~1 % of a request's CPU.
+  for (const field in record) {
+    const value = record[field as keyof RequestRecord];
     if (typeof value !== 'string') continue;
     const valid = toValidText(value);
     if (valid !== value) (cleaned ??= { ...record })[field as 'model'] = valid;

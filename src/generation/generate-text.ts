@@ -35,6 +35,7 @@ import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js
 import { RequestTrace } from '../telemetry/request-trace.js';
 import { settleTraced } from '../telemetry/settle-traced.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
+import { withFields } from '../core/with-fields.js';
 
 export interface TextGenerationInput {
   principal: Principal;
@@ -136,7 +137,7 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
     const { reservation } = planned;
     const request = untagRequestSignatures(planned.request, candidate.provider.api);
     // The request log records what was left out, in the row that commits with the charge.
-    const onSettled = (settlement: StreamSettlement) => input.onSettled?.(candidate, omitted.length > 0 ? { ...settlement, omitted } : settlement);
+    const onSettled = (settlement: StreamSettlement) => input.onSettled?.(candidate, omitted.length > 0 ? withFields(settlement, { omitted }) : settlement);
     const adapter = context.providers.textAdapter(candidate.provider.api);
     const callContext = callContextOf(context, candidate, input.signal);
     const startedAt = performance.now();
@@ -164,7 +165,7 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
         });
         if (relayed.stream) trace?.firstChunk();
         rememberServer(candidate);
-        return { ...relayed, omitted };
+        return withFields(relayed, { omitted });
       }
       if (gatewayTools && hostedTools) {
         const looped = await runHostedToolLoop({
@@ -221,7 +222,7 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
       throw error;
     }
   });
-  return { ...value, candidate };
+  return withFields(value, { candidate });
 }
 
 /**

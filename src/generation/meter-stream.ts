@@ -11,6 +11,7 @@ import type { HealthAttempt } from '../routing/endpoint-health.js';
 import type { RequestTrace } from '../telemetry/request-trace.js';
 import { settleTraced } from '../telemetry/settle-traced.js';
 import { tagSignature } from './tag-signatures.js';
+import { withFields } from '../core/with-fields.js';
 
 export interface StreamSettlement {
   usage: Usage;
@@ -104,7 +105,7 @@ async function* readMetered<P extends RelayedPart>(
         const elapsedSeconds = (performance.now() - options.startedAt) / 1000;
         options.health.succeeded(performance.now() - options.startedAt, usage.completionTokens / Math.max(elapsedSeconds, 0.001));
         const cost = await settle(usage, 'completed');
-        yield { ...part, usage, cost } as P;
+        yield withFields(part, { usage, cost }) as P;
         return;
       }
       if (part.type === 'error') {

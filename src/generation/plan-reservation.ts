@@ -3,6 +3,7 @@ import { priceTextCeiling } from '../billing/pricing.js';
 import type { TextRequest } from '../core/text-request.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Candidate } from '../routing/candidate.js';
+import { withFields } from '../core/with-fields.js';
 
 /**
  * Reserves the most this call can cost on this endpoint and fixes the upstream `max_tokens`
@@ -26,14 +27,14 @@ export async function planReservation(
   try {
     const amount = priceTextCeiling(pricing, prompt.tokens, ceiling, prompt.images) * BigInt(hosted.turns) + hosted.extra;
     const reservation = await ledger.reserve({ accountId: owner.accountId, keyId: owner.keyId, requestId: owner.requestId, amount });
-    return { request: upstreamMax === request.maxTokens ? request : { ...request, maxTokens: upstreamMax }, reservation };
+    return { request: upstreamMax === request.maxTokens ? request : withFields(request, { maxTokens: upstreamMax }), reservation };
   } catch (error) {
     if (!(error instanceof GatewayError) || error.code !== 'insufficient_balance' || clientMax !== undefined) throw error;
     const affordable = await affordableOutputTokens(ledger, candidate, prompt, owner);
     if (affordable < 1) throw error;
     const maxTokens = Math.min(affordable, ceiling);
     const reservation = await ledger.reserve({ ...owner, amount: priceTextCeiling(pricing, prompt.tokens, maxTokens, prompt.images) * BigInt(hosted.turns) + hosted.extra });
-    return { request: { ...request, maxTokens }, reservation };
+    return { request: withFields(request, { maxTokens }), reservation };
   }
 }
 

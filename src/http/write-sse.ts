@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { withFields } from '../core/with-fields.js';
 
 export interface SseOptions {
   /** Sent when nothing else was written for `heartbeatMs` (an SSE comment, or Anthropic's ping). */
@@ -22,14 +23,16 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   reply.hijack();
   // The headers set on the reply before it was taken over (CORS, x-switchyard-provider and
   // -omitted) go out with the stream's own.
-  raw.writeHead(200, {
-    ...(reply.getHeaders() as OutgoingHttpHeaders),
-    'content-type': options.contentType ?? 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'x-request-id': reply.request.id,
-  });
+  raw.writeHead(
+    200,
+    withFields(reply.getHeaders() as OutgoingHttpHeaders, {
+      'content-type': options.contentType ?? 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': reply.request.id,
+    }),
+  );
   let lastWrite = Date.now();
   const heartbeat = setInterval(() => {
     if (Date.now() - lastWrite >= options.heartbeatMs && !raw.writableEnded && !raw.destroyed) {

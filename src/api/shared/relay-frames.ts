@@ -1,5 +1,6 @@
 import type { RelayedPart, StreamError } from '../../core/stream-part.js';
 import type { Usage } from '../../core/usage.js';
+import { withFields } from '../../core/with-fields.js';
 import type { PassThroughRules } from '../../generation/plan-pass-through.js';
 import type { ResponseMeta } from './text-call.js';
 
@@ -46,5 +47,5 @@ export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, me
 
 /** The provider's usage object with the settled counts and the cost written over it (its other fields kept). */
 export function withCost(providerUsage: unknown, settled: object): object {
-  return typeof providerUsage === 'object' && providerUsage !== null ? { ...providerUsage, ...settled } : settled;
+  return typeof providerUsage === 'object' && providerUsage !== null ? withFields(providerUsage, settled) : settled;
 }

@@ -99,10 +99,31 @@ function fromErrorPart(providerId: string, part: StreamPart | undefined): Upstre
  */
 function withoutDestroyOnReturn(body: StreamBody): StreamBody {
   if (!(body instanceof Readable)) return body;
-  return {
-    [Symbol.asyncIterator]: () => readChunks(body),
-    destroy: (error?: Error) => body.destroy(error),
-  };
+  return new QuietBody(body);
+}
+
+/**
+ * Classes rather than object literals with a computed `[Symbol.asyncIterator]` key, which V8 11
+ * defines through a runtime call for every object made (~1 % of a streamed request's CPU).
+ */
+class QuietBody {
+  constructor(private readonly body: Readable) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array | string> {
+    return readChunks(this.body);
+  }
+
+  destroy(error?: Error): void {
+    this.body.destroy(error);
+  }
+}
+
+class IterableOnce<T> {
+  constructor(private readonly iterator: AsyncIterator<T>) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return this.iterator;
+  }
 }
 
 /**
@@ -211,7 +232,7 @@ function handOver(first: StreamPart, parts: AsyncGenerator<StreamPart>, close: (
       return { done: true, value: undefined };
     },
   };
-  return { [Symbol.asyncIterator]: () => iterator };
+  return new IterableOnce(iterator);
 }
 
 async function* continueStream(
