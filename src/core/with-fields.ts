@@ -12,5 +12,8 @@ export function withFields<T extends object, U extends object>(base: T, extra: U
   return Object.assign({}, base, extra) as unknown as WithFields<T, U>;
 }
 
-/** The spread's type, member by member of a union (as `{ ...base, ...extra }` types it). */
-export type WithFields<T, U> = T extends unknown ? Omit<T, keyof U> & U : never;
+/**
+ * The spread's type, member by member of a union (as `{ ...base, ...extra }` types it); a mapped
+ * type rather than `Omit`, which would drop the named fields of a type with an index signature.
+ */
+export type WithFields<T, U> = T extends unknown ? { [K in keyof T as K extends keyof U ? never : K]: T[K] } & U : never;

@@ -5,6 +5,7 @@ import { encodeStreamError } from './encode-error.js';
 import { parseArguments, type GeminiAnswerPart } from './encode-parts.js';
 import { encodeUsage } from './encode-usage.js';
 import { mapFinishReason } from './map-finish-reason.js';
+import { withFields } from '../../core/with-fields.js';
 
 /**
  * Canonical stream parts → `streamGenerateContent` chunks, each a `GenerateContentResponse` with
@@ -63,7 +64,7 @@ async function* encodeChunkObjects(parts: AsyncIterable<StreamPart>, meta: Respo
         break;
       case 'finish': {
         const last = chunk([signed({ text: '' })], { finishReason: mapFinishReason(part.finishReason) });
-        yield { ...last, usageMetadata: encodeUsage(part.usage, part.cost) };
+        yield withFields(last, { usageMetadata: encodeUsage(part.usage, part.cost) });
         return;
       }
       case 'error':

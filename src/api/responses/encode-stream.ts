@@ -14,6 +14,7 @@ import type { ItemStatus, OutputItem, ResponseObject } from './responses-wire.js
 import { encodeAnnotation, readRefusal } from './encode-output-items.js';
 import { encodeImageGenerationCallItem, encodeWebSearchCallItem } from './encode-web-search-call.js';
 import { annotationEvents, refusalItemEvents, closeItemEvents, deltaEvents, openItemEvents, type OpenFunctionCall, type OpenItem } from './stream-item-events.js';
+import { withFields } from '../../core/with-fields.js';
 
 export interface EncodeStreamOptions {
   /** The time source for `completed_at`; defaults to the system clock. */
@@ -56,7 +57,7 @@ export async function* encodeResponsesEvents(
   let nextOutputIndex = 0;
   let started = false;
 
-  const frames = (events: StreamEvent[]): StreamEvent[] => events.map((event) => ({ ...event, sequence_number: sequence++ }));
+  const frames = (events: StreamEvent[]): StreamEvent[] => events.map((event) => withFields(event, { sequence_number: sequence++ }));
   const snapshot = (state: Omit<ResponseState, 'output'>) => buildResponseObject(meta, echo, { ...state, output: [...output] });
 
   function start(): StreamEvent[] {

@@ -11,6 +11,7 @@ import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.j
 import { mapAnthropicUsage } from './map-usage.js';
 import { postMessages, readMessagesEvents } from './transport.js';
 import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
+import { withFields } from '../../core/with-fields.js';
 
 /** The Messages pass-through of the `anthropic` protocol. */
 export const messagesRelay: TextRelay = {
@@ -124,7 +125,7 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
         if (carried) yield part;
         else {
           carried = true;
-          yield { ...part, frame };
+          yield withFields(part, { frame });
         }
       }
       if (!carried) yield { type: 'relay-frame', frame: frame! };
@@ -134,7 +135,7 @@ async function* relayEvents(events: AsyncIterable<SseEvent>, options: StreamConv
         if (!held.some((one) => one.event === 'message_delta')) {
           held.unshift({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stop.reason ?? null, stop_sequence: stop.sequence ?? null }, usage: {} } });
         }
-        yield { ...ended, held };
+        yield withFields(ended, { held });
         return;
       }
     }

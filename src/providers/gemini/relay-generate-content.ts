@@ -12,6 +12,7 @@ import type { GeminiResponse } from './gemini-wire-types.js';
 import { mapError, mapHttpError } from './map-error.js';
 import { mapUsage } from './map-usage.js';
 import { geminiHeaders, geminiModelUrl } from './transport.js';
+import { withFields } from '../../core/with-fields.js';
 
 /** The `generateContent` pass-through of the `gemini` protocol (the Gemini style to a gemini-wire endpoint). */
 export const generateContentRelay: TextRelay = {
@@ -103,7 +104,7 @@ async function* relayChunks(events: AsyncIterable<SseEvent>, options: StreamConv
     if (part.type === 'finish') {
       // A stream that ended without a finish reason (a blocked prompt) still gets a chunk for the cost.
       if (held.length === 0) held.push({ data: { candidates: [], modelVersion: identity.model, responseId: identity.id } });
-      yield { ...part, held };
+      yield withFields(part, { held });
       return;
     }
     yield part;
