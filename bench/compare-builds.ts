@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LoadJob } from './load-generator.js';
+import { requestBody } from './run-benchmark.js';
 import { runLoadPhase } from './run-load-phase.js';
 import { startSwitchyardScaleOut } from './start-scale-out.js';
 import { startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, type RunningTarget } from './start-targets.js';
@@ -20,6 +21,8 @@ import { startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, 
  * `base-pg`, `head-pg`), and the report adds each target's throughput and the PostgreSQL/SQLite
  * ratios of each build (CPU per request and throughput, medians of the rounds' ratios); the books
  * of each PostgreSQL target are checked at the end.
+ * `--style messages` sends Anthropic Messages requests (to the simulator's Anthropic model) to the
+ * two SQLite builds; the floor keeps Chat Completions.
  */
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     requests: { type: 'string', default: '3000' },
     mode: { type: 'string', default: 'stream' },
+    /** The API style of the two builds' requests (the floor always takes Chat Completions). */
+    style: { type: 'string', default: 'chat' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL },
     'redis-url': { type: 'string', default: process.env.BENCH_REDIS_URL },
   },
@@ -37,6 +42,7 @@ const roots = { base: resolve(values.base), head: resolve(values.head!) };
 const rounds = Number(values.rounds);
 const requests = Number(values.requests);
 const stream = values.mode === 'stream';
+const style = values.style === 'messages' ? 'messages' : 'chat';
 
 const scratch = await mkdtemp(join(tmpdir(), 'switchyard-ab-'));
 const simulator = await startSimulatorProcess(roots.head, { latencyMs: 0, tokensPerSecond: 0, replyTokens: 16 });
@@ -46,7 +52,7 @@ const targets: Array<{ name: string; target: RunningTarget; checkBooks?: () => P
 try {
   targets.push({ name: 'minimal', target: await startMinimalProxyTarget(roots.head, simulator) });
   for (const [name, root] of Object.entries(roots)) {
-    targets.push({ name, target: await startSwitchyardTarget(root, simulator, { directory: await mkdtemp(join(scratch, `${name}-`)), logLevel: 'info' }) });
+    targets.push({ name, target: await startSwitchyardTarget(root, simulator, { directory: await mkdtemp(join(scratch, `${name}-`)), logLevel: 'info', style }) });
   }
   if (databaseUrl && redisUrl) {
     for (const [name, root] of Object.entries(roots)) {
@@ -61,9 +67,8 @@ try {
     const line: string[] = [];
     // Every other round in reverse, so that no target always runs right after the same one.
     for (const { name, target } of round % 2 === 0 ? targets : [...targets].reverse()) {
-      const body: Record<string, unknown> = { model: target.model, messages: [{ role: 'user', content: 'Say something about gateways.' }] };
-      if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-      const job: LoadJob = { origin: target.origin, path: target.path, headers: target.headers, body: JSON.stringify(body), stream, concurrency: 32, warmupRequests: 500, requests, maxDurationMs: 15_000 };
+      const body = requestBody(target.model, stream ? 'stream' : 'json', target.style ?? 'chat');
+      const job: LoadJob = { origin: target.origin, path: target.path, headers: target.headers, body, style: target.style, stream, concurrency: 32, warmupRequests: 500, requests, maxDurationMs: 15_000 };
       const measured = await runLoadPhase(roots.head, job, { proxy: target.pid, upstream: simulator.pid }, 120_000);
       const handled = measured.load.completed + measured.load.errors;
       const micros = (measured.proxyCpuMicros ?? Number.NaN) / handled;

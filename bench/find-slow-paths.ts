@@ -3,7 +3,7 @@
 // cache miss, `Object.entries` or a literal with a computed key off its fast path, a map made per
 // object…), grouped by that function and the JavaScript function that called it.
 //
-//   node --import tsx bench/find-slow-paths.ts [--root DIR] [--mode json|stream] [--requests N] [--top N] [--frames REGEXP]
+//   node --import tsx bench/find-slow-paths.ts [--root DIR] [--mode json|stream] [--style chat|messages] [--requests N] [--top N] [--frames REGEXP]
 //
 // --frames picks other frames than `Runtime_\w+`, e.g. `Builtins_\w*Megamorphic\w*` for the property
 // reads and writes whose sites have seen too many object shapes to cache.
@@ -18,7 +18,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import type { LoadJob } from './load-generator.js';
 import { runLoadPhase } from './run-load-phase.js';
+import { requestBody } from './run-benchmark.js';
 import { startSimulatorProcess, startSwitchyardTarget } from './start-targets.js';
 
 const execFileAsync = promisify(execFile);
@@ -26,6 +28,8 @@ const { values } = parseArgs({
   options: {
     root: { type: 'string', default: '.' },
     mode: { type: 'string', default: 'json' },
+    /** The API style of the requests: Chat Completions, or Messages (to the simulator's Anthropic model). */
+    style: { type: 'string', default: 'chat' },
     requests: { type: 'string', default: '20000' },
     top: { type: 'string', default: '25' },
     frames: { type: 'string', default: 'Runtime_\\w+' },
@@ -33,6 +37,7 @@ const { values } = parseArgs({
 });
 const root = resolve(values.root!);
 const stream = values.mode === 'stream';
+const style = values.style === 'messages' ? 'messages' : 'chat';
 const framePattern = new RegExp(values.frames!);
 
 try {
@@ -47,12 +52,11 @@ const simulator = await startSimulatorProcess(root, { latencyMs: 0, tokensPerSec
 const target = await startSwitchyardTarget(root, simulator, {
   directory: scratch,
   logLevel: 'info',
+  style,
   nodeFlags: ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'],
 });
 try {
-  const body: Record<string, unknown> = { model: target.model, messages: [{ role: 'user', content: 'Say something about gateways.' }] };
-  if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-  const job = { origin: target.origin, path: target.path, headers: target.headers, body: JSON.stringify(body), stream, concurrency: 32, warmupRequests: 1000, requests: 5000, maxDurationMs: 15_000 };
+  const job: LoadJob = { origin: target.origin, path: target.path, headers: target.headers, body: requestBody(target.model, stream ? 'stream' : 'json', style), style, stream, concurrency: 32, warmupRequests: 1000, requests: 5000, maxDurationMs: 15_000 };
   const pids = { proxy: target.pid!, upstream: simulator.pid };
   // Warm until V8 has optimized the request path: the samples are of compiled code.
   await runLoadPhase(root, job, pids, 120_000);
@@ -64,7 +68,7 @@ try {
   await new Promise((done) => recorder.once('exit', done));
   const { stdout } = await execFileAsync('perf', ['script', '-i', data], { maxBuffer: 1 << 30 });
   const { samples, slow, byCaller } = groupRuntimeSamples(stdout);
-  console.log(`${values.mode}: ${measured.load.completed} requests, ${samples} samples, ${slow} (${percent(slow, samples)}) in ${values.frames}`);
+  console.log(`${style} ${values.mode}: ${measured.load.completed} requests, ${samples} samples, ${slow} (${percent(slow, samples)}) in ${values.frames}`);
   for (const [key, count] of [...byCaller].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
     console.log(`${percent(count, samples).padStart(7)}  ${key}`);
   }

@@ -145,7 +145,7 @@ const PROFILE_NAME = 'switchyard.cpuprofile';
 const PROFILABLE_TARGETS: readonly TargetName[] = ['switchyard', 'switchyard-pg', 'switchyard-pg-many'];
 const PROMPT = 'Please write a short friendly greeting for the load benchmark';
 
-function requestBody(model: string, mode: Mode, style: 'chat' | 'messages'): string {
+export function requestBody(model: string, mode: Mode, style: 'chat' | 'messages'): string {
   if (style === 'messages') {
     const body: Record<string, unknown> = { model, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] };
     if (mode === 'stream') body.stream = true;
