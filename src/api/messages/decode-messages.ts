@@ -28,16 +28,20 @@ export function decodeMessages(value: unknown): Message[] {
   const entries = readArray(value, 'messages');
   if (entries.length === 0) throw invalidRequest("'messages' must contain at least one message", 'messages');
   const toolNames = new Map<string, string>();
-  return entries.flatMap((entry, index): Message[] => {
-    const field = `messages[${index}]`;
-    const message = readObject(entry, field);
-    rejectUnknownKeys(message, messageKeys, field);
-    if (message.role === 'user') return decodeUserTurn(message.content, `${field}.content`, toolNames);
-    if (message.role === 'assistant') return [{ role: 'assistant', content: decodeAssistantTurn(message.content, `${field}.content`, toolNames) }];
-    // The Messages API also takes system instructions inline, between turns.
-    if (message.role === 'system') return decodeSystem(message.content, `${field}.content`);
-    throw invalidRequest(`'${field}.role' must be one of user, assistant, system`, `${field}.role`);
-  });
+  // A loop, not flatMap: V8 11's flatMap adds each element through a runtime call.
+  const messages: Message[] = [];
+  for (let index = 0; index < entries.length; index += 1) messages.push(...decodeMessage(entries[index], `messages[${index}]`, toolNames));
+  return messages;
+}
+
+function decodeMessage(entry: unknown, field: string, toolNames: Map<string, string>): Message[] {
+  const message = readObject(entry, field);
+  rejectUnknownKeys(message, messageKeys, field);
+  if (message.role === 'user') return decodeUserTurn(message.content, `${field}.content`, toolNames);
+  if (message.role === 'assistant') return [{ role: 'assistant', content: decodeAssistantTurn(message.content, `${field}.content`, toolNames) }];
+  // The Messages API also takes system instructions inline, between turns.
+  if (message.role === 'system') return decodeSystem(message.content, `${field}.content`);
+  throw invalidRequest(`'${field}.role' must be one of user, assistant, system`, `${field}.role`);
 }
 
 function decodeUserTurn(value: unknown, field: string, toolNames: Map<string, string>): Message[] {

@@ -9,6 +9,7 @@ import { mapAnthropicFinishReason } from './map-finish-reason.js';
 import { mapAnthropicUsage, mergeAnthropicUsage } from './map-usage.js';
 import type { AnthropicResponseBlock, AnthropicStopDetails, AnthropicStreamEvent, AnthropicUsage } from './wire-types.js';
 import { asObjects } from '../shared/lenient-json.js';
+import { withFields } from '../../core/with-fields.js';
 
 /**
  * Anthropic streaming events → canonical stream parts; the event flow is described at
@@ -129,7 +130,7 @@ export function createAnthropicEventHandler(options: StreamConverterOptions): (e
         const start: StreamPart = { type: 'start', providerResponseId: message?.id, providerModel: message?.model };
         // The input side is final from here on; output has not been counted yet.
         if (typeof message?.usage?.input_tokens === 'number' && message.usage.input_tokens > 0) {
-          start.usage = { ...mapAnthropicUsage({ ...message.usage, output_tokens_details: null }), completionTokens: 0 };
+          start.usage = withFields(mapAnthropicUsage(withFields(message.usage, { output_tokens_details: null })), { completionTokens: 0 });
         }
         const parts: StreamPart[] = [start];
         asObjects<AnthropicResponseBlock>(message?.content).forEach((block, index) => parts.push(...wholeBlock(-1 - index, block)));

@@ -62,7 +62,8 @@ function sumPasses(usage: AnthropicUsage, passes: AnthropicUsage[]): Usage {
  */
 export function mergeAnthropicUsage(current: AnthropicUsage, update: AnthropicUsage | undefined): AnthropicUsage {
   if (!update) return current;
-  const merged: AnthropicUsage = { ...current };
+  // Object.assign, not a spread: fields added to a spread copy give it a map of its own (see withFields).
+  const merged: AnthropicUsage = Object.assign({}, current);
   for (const key of countFields) {
     const value = update[key];
     if (typeof value === 'number') merged[key] = value;

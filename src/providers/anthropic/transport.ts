@@ -6,6 +6,7 @@ import { vertexModelUrl } from '../shared/vertex-model-url.js';
 import { bedrockModelUrl } from '../aws/bedrock-model-url.js';
 import { parseSse, type SseEvent } from '../shared/parse-sse.js';
 import { readBedrockClaudeEvents } from './bedrock-events.js';
+import { withFields } from '../../core/with-fields.js';
 
 /** https://platform.claude.com/docs/en/api/versioning */
 const anthropicVersion = '2023-06-01';
@@ -21,7 +22,7 @@ export function messagesUrl(provider: ProviderConfig): string {
 
 /** The provider's key and version; the betas a Messages client asked for travel on, as Anthropic's SDK sends them. */
 export async function messagesHeaders(provider: ProviderConfig, betas: readonly string[] | undefined): Promise<Record<string, string>> {
-  const headers: Record<string, string> = { ...(await authHeaders(provider.auth)), 'anthropic-version': anthropicVersion };
+  const headers: Record<string, string> = withFields(await authHeaders(provider.auth), { 'anthropic-version': anthropicVersion });
   if (betas && betas.length > 0) headers['anthropic-beta'] = betas.join(',');
   return headers;
 }

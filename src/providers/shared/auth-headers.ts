@@ -9,8 +9,12 @@ export async function authHeaders(auth: ProviderAuth): Promise<Record<string, st
   switch (auth.kind) {
     case 'none':
       return {};
-    case 'api-key-header':
-      return { [auth.header]: auth.scheme === undefined ? auth.key : `${auth.scheme} ${auth.key}` };
+    case 'api-key-header': {
+      // Set, not a literal with a computed key, which V8 11 defines through a runtime call per request.
+      const headers: Record<string, string> = {};
+      headers[auth.header] = auth.scheme === undefined ? auth.key : `${auth.scheme} ${auth.key}`;
+      return headers;
+    }
     case 'bearer':
       return { authorization: `Bearer ${auth.token}` };
     case 'google-service-account':
