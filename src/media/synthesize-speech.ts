@@ -9,6 +9,7 @@ import type { Candidate } from '../routing/candidate.js';
 import type { RequestRecord } from '../billing/request-record.js';
 import { planSpeech } from './plan-speech.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface SpeechOutcome {
   candidate: Candidate;
@@ -28,7 +29,7 @@ export async function synthesizeSpeech(
     requestId: string;
     route: RouteRequest;
     request: SpeechRequest;
-    signal: AbortSignal;
+    signal: CancelSignal;
     /** The request log row of the charge, committed together with it. */
     settledRow?: (candidate: Candidate, cost: bigint) => RequestRecord | undefined;
   },

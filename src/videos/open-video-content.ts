@@ -3,12 +3,13 @@ import { notFound } from '../errors/gateway-error.js';
 import type { UpstreamResponse } from '../providers/shared/send-request.js';
 import type { TaskRecord } from '../tasks/task-types.js';
 import { videoCall } from './video-task-handler.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 /**
  * Opens a finished video's bytes at its provider, for the gateway to stream through. A task of
  * another account, or one not completed yet, has no content (404).
  */
-export async function openVideoContent(context: AppContext, accountId: string, taskId: string, signal: AbortSignal): Promise<{ task: TaskRecord; response: UpstreamResponse }> {
+export async function openVideoContent(context: AppContext, accountId: string, taskId: string, signal: CancelSignal): Promise<{ task: TaskRecord; response: UpstreamResponse }> {
   const task = await context.tasks.find(accountId, taskId);
   if (!task || task.kind !== 'video') throw notFound(`Video '${taskId}'`);
   if (task.status !== 'completed' || task.providerJobId === null) {

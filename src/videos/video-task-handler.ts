@@ -6,6 +6,7 @@ import type { VideoProviderAdapter } from '../providers/video-adapter.js';
 import { videoAdapterFor } from '../providers/video-adapters.js';
 import type { TaskHandler, TaskRecord } from '../tasks/task-types.js';
 import { priceVideoSeconds } from './price-video.js';
+import type { CancelSignal } from '../core/cancel-signal.js';
 
 /**
  * The `video` task kind: polls the provider's job through its protocol's video adapter and
@@ -35,7 +36,7 @@ export const videoTaskHandler: TaskHandler = {
  * its video API) is reported as unreachable rather than failing the task: an operator may be
  * fixing the config, and the task fails on its own at its maximum age.
  */
-export function videoCall(task: TaskRecord, context: AppContext, signal: AbortSignal): { adapter: VideoProviderAdapter; call: CallContext } {
+export function videoCall(task: TaskRecord, context: AppContext, signal: CancelSignal): { adapter: VideoProviderAdapter; call: CallContext } {
   const provider: ProviderConfig | undefined = context.catalog.providerById.get(task.provider);
   const adapter = provider ? videoAdapterFor(provider.api) : undefined;
   if (!provider || !adapter) {

@@ -7,7 +7,7 @@ import { emptyUsage } from '../../core/usage.js';
 import { invalidRequest } from '../../errors/gateway-error.js';
 import { generateImages } from '../../media/generate-images.js';
 import { mediaSettingsOf } from '../../media/media-settings.js';
-import { abortOnClientClose } from './abort-on-client-close.js';
+import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 import { decodeImageRequest } from './decode-image-request.js';
 import { encodeImagesResponse, inlineImages, storedImages } from './encode-images-response.js';
 import { maxEditImages } from './image-request-schema.js';

@@ -4,7 +4,7 @@ import { startRequestRecord } from '../../billing/start-request-record.js';
 import { nanoToUsd } from '../../core/money.js';
 import { emptyUsage } from '../../core/usage.js';
 import { synthesizeSpeech } from '../../media/synthesize-speech.js';
-import { abortOnClientClose } from './abort-on-client-close.js';
+import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 import { decodeSpeechRequest } from './decode-speech-request.js';
 
 const contentTypes = { mp3: 'audio/mpeg', pcm: 'audio/pcm' } as const;

@@ -3,8 +3,8 @@ import type { AppContext } from '../../app-context.js';
 import type { RelayedPart, StreamPart } from '../../core/stream-part.js';
 import type { TextResult } from '../../core/text-result.js';
 import { startRequestRecord } from '../../billing/start-request-record.js';
-import { RequestCancellation } from '../../core/cancel-signal.js';
 import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
+import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 import { writeSse } from '../../http/write-sse.js';
 import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
@@ -54,11 +54,7 @@ export async function handleTextRequest<Extra>(
     endpoint: described?.endpoint ?? endpointOf(request.routeOptions.url!),
     body: described ? { ...body, model: described.model, stream: described.stream } : body,
   });
-  // Not an AbortController: Node 20's AbortSignal is slow to make and to use (see RequestCancellation).
-  const cancellation = new RequestCancellation();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) cancellation.abort();
-  });
+  const cancellation = abortOnClientClose(reply);
   let extra: Extra;
   let outcome: TextGenerationOutcome;
   try {

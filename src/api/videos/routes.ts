@@ -10,6 +10,7 @@ import { encodeCreatedVideo, encodeVideo } from './encode-video.js';
 import { encodeVideoModels } from './encode-video-models.js';
 import { readMultipartBody } from './read-multipart-body.js';
 import { ContentQuerySchema, TaskParamsSchema, VideoBodySchema } from './video-schemas.js';
+import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 
 type TaskParams = { task_id: string };
 
@@ -67,12 +68,9 @@ async function handleCreate(context: AppContext, request: FastifyRequest<{ Body:
 }
 
 async function handleContent(context: AppContext, request: FastifyRequest<{ Params: TaskParams }>, reply: FastifyReply): Promise<FastifyReply> {
-  const controller = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
+  const cancellation = abortOnClientClose(reply);
   // A provider failure reaches the error handler, which maps it as the candidate loop does.
-  const opened = await openVideoContent(context, request.principal!.accountId, request.params.task_id, controller.signal);
+  const opened = await openVideoContent(context, request.principal!.accountId, request.params.task_id, cancellation);
   const { response } = opened;
   const type = response.headers['content-type'];
   const length = response.headers['content-length'];
