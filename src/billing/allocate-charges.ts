@@ -1,3 +1,5 @@
+import { mapPacked } from '../core/map-packed.js';
+
 /** One settlement as the batch writer sees it, once its reservation row has been taken. */
 export interface PendingCharge {
   accountId: string;
@@ -28,7 +30,7 @@ export interface Allocation {
  * limit is absent from `keyFree`. Both maps are updated as funds are used.
  */
 export function allocateCharges(charges: readonly PendingCharge[], accountFree: Map<string, bigint>, keyFree: Map<string, bigint>): Allocation[] {
-  return charges.map((charge) => {
+  return mapPacked(charges, (charge) => {
     const cost = charge.cost > 0n ? charge.cost : 0n;
     const accountAvailable = (accountFree.get(charge.accountId) ?? 0n) + charge.released;
     const keyLimited = charge.keyId !== null && keyFree.has(charge.keyId);

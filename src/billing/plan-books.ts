@@ -1,5 +1,6 @@
 import type { RequestRecord } from './request-record.js';
 import type { FundsChange, LedgerEntryRow, TakenRow } from '../store/repositories/book-rows.js';
+import { mapPacked } from '../core/map-packed.js';
 
 /** One settlement to apply in a batch. */
 export interface SettlementEntry {
@@ -66,7 +67,7 @@ export function reservationTakes(items: readonly BookItem[], active: readonly nu
     if (settlement.leaseHeld === undefined) deletes.push(settlement.reservationId);
     else shrinks.set(settlement.reservationId, (shrinks.get(settlement.reservationId) ?? 0n) + settlement.leaseHeld);
   }
-  return { deletes, shrinks: [...shrinks].map(([id, amount]) => ({ id, amount })) };
+  return { deletes, shrinks: mapPacked([...shrinks], ([id, amount]) => ({ id, amount })) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { BookItem, BookOutcome, SettlementEntry } from './plan-books.js';
 import type { RequestRecord } from './request-record.js';
 import { isDataError, writeBooks } from './write-books.js';
 import { toValidText } from '../store/valid-text.js';
+import { mapPacked } from '../core/map-packed.js';
 
 export interface RequestLogOptions {
   /** Items per transaction; a full batch is written at once. */
@@ -226,7 +227,7 @@ export class RequestLog {
     let failures = 0;
     for (;;) {
       try {
-        const outcomes = await this.writeIsolating(batch.map((entry) => entry.item));
+        const outcomes = await this.writeIsolating(mapPacked(batch, (entry) => entry.item));
         this.counts.written += batch.length;
         this.counts.batches += 1;
         if (failures > 0) this.deps.logger.info({ rows: batch.length, failures }, 'request log write succeeded after failures; nothing was lost');

@@ -1,3 +1,4 @@
+import { mapPacked } from '../core/map-packed.js';
 import type { RequestRecord } from './request-record.js';
 import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
 
@@ -23,5 +24,8 @@ export function rollUpRequests(records: readonly RequestRecord[]): UsageRollupDe
     delta.completionTokens += BigInt(record.completionTokens);
     delta.cost += record.cost;
   }
-  return [...deltas.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, delta]) => delta);
+  return mapPacked(
+    [...deltas.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)),
+    ([, delta]) => delta,
+  );
 }

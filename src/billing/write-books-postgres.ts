@@ -6,6 +6,7 @@ import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlement
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { applyBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
 import { toRequestJsonRow } from '../store/repositories/requests.js';
+import { mapPacked } from '../core/map-packed.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction of
@@ -94,17 +95,17 @@ function coalesceWrites(client: pg.PoolClient): () => void {
  */
 export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit?: () => Promise<unknown>): Promise<BookOutcome[]> {
   const rows = uniqueRows(batch.items);
-  const taken = await takeBooks(run, rows.map(toRequestJsonRow), candidateSettlements(batch, rows));
+  const taken = await takeBooks(run, mapPacked(rows, toRequestJsonRow), candidateSettlements(batch, rows));
   const fresh = new Set(taken.fresh);
   const active = activeSettlements(batch.items, fresh);
   const plan = planSettlements(batch.items, active, assignTaken(batch.items, active, taken.deleted, taken.shrunk));
-  const accounts = new Map(taken.accounts.map((account) => [account.id, account.free]));
+  const accounts = new Map(mapPacked(taken.accounts, (account) => [account.id, account.free]));
   // A key without a limit has no free amount: it is absent from the map.
   const keys = new Map<string, bigint>();
   for (const key of taken.keys) if (key.free !== null) keys.set(key.id, key.free);
   const indexes = [...plan.charges.keys()];
   const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
-  const allocations = new Map<number, Allocation>(indexes.map((index, position) => [index, allocated[position]]));
+  const allocations = new Map<number, Allocation>(mapPacked(indexes, (index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
   // applyBooks sends its statement before it first awaits: a commit asked for now goes out behind it.
@@ -112,11 +113,14 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit
     accounts: summary.accounts,
     keys: summary.keys,
     entries: summary.entries,
-    costs: logged.filter((row) => row.cost !== row.original).map((row) => ({ id: row.record.id, cost: row.cost })),
-    rollups: rollUpRequests(logged.map((row) => row.record)),
+    costs: mapPacked(
+      logged.filter((row) => row.cost !== row.original),
+      (row) => ({ id: row.record.id, cost: row.cost }),
+    ),
+    rollups: rollUpRequests(mapPacked(logged, (row) => row.record)),
   });
   await (commit ? Promise.all([applied, commit()]) : applied);
-  return batch.items.map((item, index): BookOutcome => {
+  return mapPacked(batch.items, (item, index): BookOutcome => {
     const allocation = allocations.get(index);
     if (allocation) return { charged: allocation.charged, uncollected: allocation.uncollected, applied: true };
     return item.row && !item.settlement && fresh.has(item.row.id) ? { charged: 0n, uncollected: 0n, applied: true } : notApplied;
@@ -130,7 +134,7 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit
  * `activeSettlements` picks once the new rows are known.
  */
 function candidateSettlements(batch: BooksBatch, rows: readonly { id: string }[]): CandidateSettlement[] {
-  return activeSettlements(batch.items, new Set(rows.map((row) => row.id))).map((index) => {
+  return mapPacked(activeSettlements(batch.items, new Set(mapPacked(rows, (row) => row.id))), (index) => {
     const { settlement, row } = batch.items[index];
     return {
       rowId: row ? row.id : null,

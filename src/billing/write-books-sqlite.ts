@@ -5,6 +5,7 @@ import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlement
 import { prepareBooksStatements, type BooksStatements } from '../store/repositories/books-sqlite.js';
 import type { TakenRow } from '../store/repositories/book-rows.js';
 import { toRequestRow } from '../store/repositories/requests.js';
+import { mapPacked } from '../core/map-packed.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one SQLite transaction, with
@@ -43,15 +44,15 @@ export function writeBooksWithStatements(statements: BooksStatements, batch: Boo
   }
   const indexes = [...plan.charges.keys()];
   const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
-  const allocations = new Map(indexes.map((index, position) => [index, allocated[position]]));
+  const allocations = new Map(mapPacked(indexes, (index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   for (const change of summary.accounts) statements.changeAccount(change);
   for (const change of summary.keys) statements.changeKey(change);
   for (const entry of summary.entries) statements.insertLedgerEntry(entry);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
   for (const row of logged) if (row.cost !== row.original) statements.setRequestCost(row.record.id, row.record.cost);
-  for (const delta of rollUpRequests(logged.map((row) => row.record))) statements.addRollup(delta);
-  return batch.items.map((item, index): BookOutcome => {
+  for (const delta of rollUpRequests(mapPacked(logged, (row) => row.record))) statements.addRollup(delta);
+  return mapPacked(batch.items, (item, index): BookOutcome => {
     const allocation = allocations.get(index);
     if (allocation) return { charged: allocation.charged, uncollected: allocation.uncollected, applied: true };
     return item.row && !item.settlement && fresh.has(item.row.id) ? { charged: 0n, uncollected: 0n, applied: true } : notApplied;

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
+import { mapPacked } from '../../core/map-packed.js';
 import type { Database } from '../database.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
 import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
@@ -102,11 +103,11 @@ export async function takeBooks(run: PostgresRun, rows: ReadonlyArray<Record<str
     values: [
       // Amounts arrive as strings (`toRequestJsonRow`): no replacer, which costs a call back per field.
       JSON.stringify(rows),
-      settlements.map((settlement) => settlement.rowId),
-      settlements.map((settlement) => settlement.reservationId),
-      settlements.map((settlement) => (settlement.heldInLease === null ? null : settlement.heldInLease.toString())),
-      settlements.map((settlement) => settlement.accountId),
-      settlements.map((settlement) => settlement.keyId),
+      mapPacked(settlements, (settlement) => settlement.rowId),
+      mapPacked(settlements, (settlement) => settlement.reservationId),
+      mapPacked(settlements, (settlement) => (settlement.heldInLease === null ? null : settlement.heldInLease.toString())),
+      mapPacked(settlements, (settlement) => settlement.accountId),
+      mapPacked(settlements, (settlement) => settlement.keyId),
     ],
   });
   for (const row of result.rows) {
@@ -158,29 +159,29 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
     values: [
       ...columnsOf(books.accounts),
       ...columnsOf(books.keys),
-      entries.map((entry) => entry.id),
-      entries.map((entry) => entry.account_id),
-      entries.map((entry) => entry.key_id),
-      entries.map((entry) => entry.kind),
-      entries.map((entry) => entry.amount.toString()),
-      entries.map((entry) => entry.request_id),
-      entries.map((entry) => entry.note),
-      entries.map((entry) => entry.created_at),
-      costs.map((row) => row.id),
-      costs.map((row) => row.cost.toString()),
-      rollups.map((delta) => delta.accountId),
-      rollups.map((delta) => delta.day),
-      rollups.map((delta) => delta.keyId),
-      rollups.map((delta) => delta.model),
-      rollups.map((delta) => delta.provider),
-      rollups.map((delta) => delta.requests),
-      rollups.map((delta) => delta.promptTokens.toString()),
-      rollups.map((delta) => delta.completionTokens.toString()),
-      rollups.map((delta) => delta.cost.toString()),
+      mapPacked(entries, (entry) => entry.id),
+      mapPacked(entries, (entry) => entry.account_id),
+      mapPacked(entries, (entry) => entry.key_id),
+      mapPacked(entries, (entry) => entry.kind),
+      mapPacked(entries, (entry) => entry.amount.toString()),
+      mapPacked(entries, (entry) => entry.request_id),
+      mapPacked(entries, (entry) => entry.note),
+      mapPacked(entries, (entry) => entry.created_at),
+      mapPacked(costs, (row) => row.id),
+      mapPacked(costs, (row) => row.cost.toString()),
+      mapPacked(rollups, (delta) => delta.accountId),
+      mapPacked(rollups, (delta) => delta.day),
+      mapPacked(rollups, (delta) => delta.keyId),
+      mapPacked(rollups, (delta) => delta.model),
+      mapPacked(rollups, (delta) => delta.provider),
+      mapPacked(rollups, (delta) => delta.requests),
+      mapPacked(rollups, (delta) => delta.promptTokens.toString()),
+      mapPacked(rollups, (delta) => delta.completionTokens.toString()),
+      mapPacked(rollups, (delta) => delta.cost.toString()),
     ],
   });
 }
 
 function columnsOf(changes: readonly FundsChange[]): unknown[] {
-  return [changes.map((change) => change.id), changes.map((change) => change.released.toString()), changes.map((change) => change.charged.toString())];
+  return [mapPacked(changes, (change) => change.id), mapPacked(changes, (change) => change.released.toString()), mapPacked(changes, (change) => change.charged.toString())];
 }
