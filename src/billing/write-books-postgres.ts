@@ -99,13 +99,13 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit
   const fresh = new Set(taken.fresh);
   const active = activeSettlements(batch.items, fresh);
   const plan = planSettlements(batch.items, active, assignTaken(batch.items, active, taken.deleted, taken.shrunk));
-  const accounts = new Map(mapPacked(taken.accounts, (account) => [account.id, account.free]));
+  const accounts = new Map(taken.accounts.map((account) => [account.id, account.free]));
   // A key without a limit has no free amount: it is absent from the map.
   const keys = new Map<string, bigint>();
   for (const key of taken.keys) if (key.free !== null) keys.set(key.id, key.free);
   const indexes = [...plan.charges.keys()];
   const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
-  const allocations = new Map<number, Allocation>(mapPacked(indexes, (index, position) => [index, allocated[position]]));
+  const allocations = new Map<number, Allocation>(indexes.map((index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
   // applyBooks sends its statement before it first awaits: a commit asked for now goes out behind it.
@@ -134,7 +134,7 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit
  * `activeSettlements` picks once the new rows are known.
  */
 function candidateSettlements(batch: BooksBatch, rows: readonly { id: string }[]): CandidateSettlement[] {
-  return mapPacked(activeSettlements(batch.items, new Set(mapPacked(rows, (row) => row.id))), (index) => {
+  return mapPacked(activeSettlements(batch.items, new Set(rows.map((row) => row.id))), (index) => {
     const { settlement, row } = batch.items[index];
     return {
       rowId: row ? row.id : null,

@@ -44,7 +44,7 @@ export function writeBooksWithStatements(statements: BooksStatements, batch: Boo
   }
   const indexes = [...plan.charges.keys()];
   const allocated = allocateCharges([...plan.charges.values()], accounts, keys);
-  const allocations = new Map(mapPacked(indexes, (index, position) => [index, allocated[position]]));
+  const allocations = new Map(indexes.map((index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   for (const change of summary.accounts) statements.changeAccount(change);
   for (const change of summary.keys) statements.changeKey(change);
