@@ -10,7 +10,8 @@ import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
  * A books batch on PostgreSQL is four messages to the server (`begin`, the statement that takes,
  * the statement that applies, `commit`) but two socket writes: what goes out in one tick leaves
  * together. At low load a batch holds one request, so each write saved is a system call saved
- * per request. Counted on the pooled connection's socket while the batch holds it.
+ * per request. Counted on the pooled connection's socket while the batch holds it. The batch's
+ * statements run by their generic plan, never planned anew per batch.
  */
 const postgresUrl = process.env.TEST_DATABASE_URL;
 if (!postgresUrl) process.stdout.write('PostgreSQL tests SKIPPED: set TEST_DATABASE_URL=postgres://… to run them\n');
@@ -81,6 +82,43 @@ describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: soc
     expect(await writeBooks(store, { items: [{ row }], createdAt: new Date().toISOString(), ledgerId: () => 'led_amounts' })).toEqual([{ charged: 0n, uncollected: 0n, applied: true }]);
     const stored = await store.pool!.query<Record<string, string>>(`select cost::text, tool_cost::text, web_search_requests::text, omitted, model from requests where id = 'req_amounts'`);
     expect(stored.rows).toEqual([{ cost: cost.toString(), tool_cost: (2n ** 55n + 1n).toString(), web_search_requests: '3', omitted: '["tools[type=web_search]"]', model: 'm "quoted" \\ model' }]);
+  });
+
+  it('runs the writer\'s statements by their generic plan: no batch plans them anew, however small the first batches were', async () => {
+    // Batches of one settlement, one after another: left to choose, PostgreSQL would plan both
+    // statements afresh for each of a connection's first five executions, and keep doing so for
+    // the one that applies the books (a custom plan of one-element arrays looks cheaper).
+    for (let index = 0; index < 8; index += 1) {
+      const id = `plan_${index}`;
+      const reserved = await reserveOnce(store, { id: `rsv_${id}`, accountId: 'acc_w', keyId: 'key_w', requestId: `req_${id}`, amount: 100n, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 60_000).toISOString(), instanceId: null });
+      expect(reserved).toBe('reserved');
+      const outcomes = await writeBooks(store, {
+        items: [{ settlement: { reservationId: `rsv_${id}`, accountId: 'acc_w', keyId: 'key_w', requestId: `req_${id}`, cost: 60n } }],
+        createdAt: new Date().toISOString(),
+        ledgerId: () => `led_${id}`,
+      });
+      expect(outcomes).toEqual([{ charged: 60n, uncollected: 0n, applied: true }]);
+    }
+    // Prepared statements belong to a connection: read every connection of the pool at once.
+    const pool = store.pool!;
+    const clients = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const plans = { generic: 0, custom: 0 };
+    try {
+      for (const client of clients) {
+        const result = await client.query<{ generic: string; custom: string }>(
+          `select coalesce(sum(generic_plans), 0)::text as generic, coalesce(sum(custom_plans), 0)::text as custom from pg_prepared_statements where name like 'switchyard_take_books_%' or name = 'switchyard_apply_books'`,
+        );
+        plans.generic += Number(result.rows[0].generic);
+        plans.custom += Number(result.rows[0].custom);
+      }
+    } finally {
+      for (const client of clients) client.release();
+    }
+    expect(plans.custom).toBe(0);
+    // Both statements of each of the eight batches ran (the two tests above add theirs).
+    expect(plans.generic).toBeGreaterThanOrEqual(16);
+    // The setting was the transaction's alone: the pool's other statements keep the default.
+    expect((await pool.query<{ mode: string }>(`select current_setting('plan_cache_mode') as mode`)).rows[0].mode).toBe('auto');
   });
 
   it('opens every connection of the pool ahead of the first burst when asked (serve does, with its warm-up)', async () => {
