@@ -1,7 +1,9 @@
 // The database and Redis work per request, for the capacity model in docs/deployment.md:
 // starts a private PostgreSQL (initdb, fsync on, pg_stat_statements) and a private redis-server,
 // runs the scale-out targets of `npm run bench` against them, and reports per request: SQL
-// statements and transactions, PostgreSQL CPU (postmaster and every backend, from /proc), Redis
+// statements (and, for the most frequent, how often PostgreSQL planned each and how long that took:
+// a prepared statement planned at every execution shows as plans ≈ calls) and transactions,
+// PostgreSQL CPU (postmaster and every backend, from /proc), Redis
 // commands and Redis CPU, beside the gateway's own CPU.
 //
 //   node --import tsx bench/measure-database-work.ts [--targets switchyard-pg,switchyard-pg3] [--requests N] [--stream-requests N]
@@ -38,7 +40,7 @@ async function startPostgres(): Promise<{ url: string; data: string; stop(): voi
   const data = join(directory, 'data');
   const port = await findFreePort();
   asPostgres(join(postgresBin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']);
-  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all`;
+  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on`;
   asPostgres(join(postgresBin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(directory, 'log'), '-w', 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -155,8 +157,9 @@ async function main(): Promise<void> {
       // Every request the gateway served in the run: warm-up and measured phases of each mode.
       const phases = result.phases.filter((phase) => phase.target === target);
       const requests = phases.reduce((sum, phase) => sum + phase.completed + phase.errors, 0) + 1000 * phases.length;
-      const statements = await admin.query<{ query: string; calls: string; total: string }>(
-        `select query, calls::text as calls, round(total_exec_time::numeric, 1)::text as total from pg_stat_statements s where query not ilike '%pg_stat_statements%' order by s.calls desc limit 14`,
+      const statements = await admin.query<{ query: string; calls: string; total: string; plans: string; planning: string }>(
+        `select query, calls::text as calls, round(total_exec_time::numeric, 1)::text as total, plans::text as plans, round(total_plan_time::numeric, 1)::text as planning
+         from pg_stat_statements s where query not ilike '%pg_stat_statements%' order by s.calls desc limit 14`,
       );
       const allCalls = await admin.query<{ calls: string; toplevel: string }>(
         `select coalesce(sum(calls), 0)::text as calls, coalesce(sum(calls) filter (where toplevel), 0)::text as toplevel from pg_stat_statements where query not ilike '%pg_stat_statements%'`,
@@ -178,7 +181,7 @@ async function main(): Promise<void> {
           topLevelStatementsPerRequest: round(Number(allCalls.rows[0].toplevel) / requests, 2),
           statementsPerRequest: round(Number(allCalls.rows[0].calls) / requests, 2),
           commitsPerRequest: round(commits / requests, 3),
-          top: statements.rows.map((row) => ({ perRequest: round(Number(row.calls) / requests, 3), totalMs: Number(row.total), query: row.query.replace(/\s+/g, ' ').slice(0, 140) })),
+          top: statements.rows.map((row) => ({ perRequest: round(Number(row.calls) / requests, 3), totalMs: Number(row.total), plans: Number(row.plans), planningMs: Number(row.planning), query: row.query.replace(/\s+/g, ' ').slice(0, 140) })),
         },
         redis: {
           cpuMicrosPerRequest: Math.round(redisCpu / requests),
