@@ -73,10 +73,11 @@ export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Prom
  * prepared statements by their generic plan. Left to choose (`auto`), a connection plans the
  * statement anew at every execution whenever its first five batches were small: a custom plan
  * then looks cheaper than the generic one. The statement that applies the books took ~0.27 ms to
- * plan, about as long as it took to run, on every batch of the connections that chose so (from 1 %
- * to 73 % of the executions in three runs of the benchmark; `bench/README.md`). Its generic plan is the same index
- * lookups by primary key whatever the arrays hold. Session-wide the setting would also reach the
- * pool's unnamed statements (Kysely's), whose custom plans can use the partial indexes.
+ * plan, about as long as it took to run, on every batch of the connections that chose so (from
+ * 1 % to 73 % of the executions in three runs of the benchmark; `bench/README.md`). Its generic
+ * plan is the same index lookups by primary key whatever the arrays hold. Session-wide the
+ * setting would also reach the pool's unnamed statements (Kysely's), whose custom plans can use
+ * the partial indexes.
  */
 const beginBooks = 'begin; set local plan_cache_mode = force_generic_plan';
 
