@@ -1,6 +1,8 @@
 import type { RequestRecord } from './request-record.js';
 import type { FundsChange, LedgerEntryRow, TakenRow } from '../store/repositories/book-rows.js';
 import { mapPacked } from '../core/map-packed.js';
+import { rollUpRequests } from './roll-up-requests.js';
+import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
 
 /** One settlement to apply in a batch. */
 export interface SettlementEntry {
@@ -202,4 +204,55 @@ export function chargedRows(
     logged.push({ record: cost === row.cost ? row : { ...row, cost }, original: row.cost, cost });
   }
   return logged;
+}
+
+/**
+ * A batch that can be applied in one statement (`coveredBatch`): every settlement is the first
+ * of its own new row and costs no more than its own lease hold, so it is charged in full when,
+ * under lock, each lease row still holds what its requests took out of it and no account or
+ * limited key has less than nothing free (credits − usage − reserved, this batch's holds
+ * included). That is `allocateCharges` with every charge covered by its own release; the
+ * statement checks those conditions before it writes anything and writes nothing when one fails,
+ * and the batch then takes the general path.
+ */
+export interface CoveredBatch {
+  rows: RequestRecord[];
+  /** One per settlement, in item order. */
+  settlements: Array<{ rowId: string; leaseId: string; held: bigint; accountId: string; keyId: string | null; cost: bigint; entryId: string | null }>;
+  /** The usage rollups if every row is new, sorted as `rollUpRequests` sorts them. */
+  rollups: UsageRollupDelta[];
+  /** Per row (in `rows` order): its rollup's index, or null for a row outside the statistics. */
+  rollupOf: Array<number | null>;
+}
+
+/** The covered form of a batch, or undefined when it needs the general path (see `CoveredBatch`). */
+export function coveredBatch(batch: Pick<BooksBatch, 'items' | 'ledgerId'>): CoveredBatch | undefined {
+  if (batch.items.length === 0) return undefined;
+  const rows: RequestRecord[] = [];
+  const seen = new Set<string>();
+  const settlements: CoveredBatch['settlements'] = [];
+  for (const { row, settlement } of batch.items) {
+    if (row) {
+      if (seen.has(row.id)) return undefined;
+      seen.add(row.id);
+      rows.push(row);
+    }
+    if (!settlement) continue;
+    const { leaseHeld, reservationId, cost } = settlement;
+    if (!row || row.id !== settlement.requestId || leaseHeld === undefined || reservationId === null) return undefined;
+    if (cost < 0n || cost > leaseHeld || row.cost !== cost) return undefined;
+    settlements.push({ rowId: row.id, leaseId: reservationId, held: leaseHeld, accountId: settlement.accountId, keyId: settlement.keyId, cost, entryId: null });
+  }
+  // Ids drawn only once the batch is known to take this path, in item order as the general path draws them.
+  for (const settlement of settlements) if (settlement.cost > 0n) settlement.entryId = batch.ledgerId();
+  const rollups = rollUpRequests(rows);
+  const rank = new Map(rollups.map((delta, index) => [rollupKey(delta.accountId, delta.day, delta.keyId, delta.model, delta.provider), index]));
+  const rollupOf = mapPacked(rows, (row) =>
+    row.provider === null ? null : rank.get(rollupKey(row.accountId, row.createdAt.slice(0, 10), row.keyId ?? '', row.model, row.provider))!,
+  );
+  return { rows, settlements, rollups, rollupOf };
+}
+
+function rollupKey(accountId: string, day: string, keyId: string, model: string, provider: string): string {
+  return `${accountId}\u0000${day}\u0000${keyId}\u0000${model}\u0000${provider}`;
 }

@@ -2,70 +2,119 @@ import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { allocateCharges, type Allocation } from './allocate-charges.js';
 import { rollUpRequests } from './roll-up-requests.js';
-import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch } from './plan-books.js';
+import { activeSettlements, assignTaken, chargedRows, coveredBatch, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch, type CoveredBatch } from './plan-books.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
-import { applyBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
+import { applyBooks, applyCoveredBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
 import { toRequestJsonRow } from '../store/repositories/requests.js';
 import { mapPacked } from '../core/map-packed.js';
 
 /**
- * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction of
- * two statements, whatever the batch's size: the first writes the rows, takes the reservations
- * of the settlements to apply and locks their accounts and keys in the global order; the
- * charges are allocated here, under that lock; the second applies them. The connection
- * pipelines while the batch holds it: `begin` goes out with the first statement and `commit`
- * with the second, so the batch waits for two answers, not four. A statement that fails aborts
- * the transaction, and a `commit` behind it then only ends it (PostgreSQL answers ROLLBACK). On
- * any error the transaction is rolled back and the connection discarded when it is broken.
- * What is sent in one tick leaves in one socket write (`begin` with the first statement, the
- * second with `commit`): two writes a batch instead of four, each a system call whose cost at
- * low load is paid per request.
+ * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction.
+ *
+ * A batch covered by its lease holds (`coveredBatch`: the common case, every settlement within
+ * what its request held) is one statement, sent with `begin` and `commit` in one write: one round
+ * trip. Should its check under lock fail, it writes nothing, and the batch takes the general path
+ * in a transaction of its own.
+ *
+ * The general path is two statements, whatever the batch's size: the first writes the rows,
+ * takes the reservations of the settlements to apply and locks their accounts and keys in the
+ * global order; the charges are allocated here, under that lock; the second applies them. The
+ * connection pipelines while the batch holds it: `begin` goes out with the first statement and
+ * `commit` with the second, so the batch waits for two answers, not four. What is sent in one
+ * tick leaves in one socket write: two writes a batch instead of four, each a system call whose
+ * cost at low load is paid per request.
+ *
+ * A statement that fails aborts the transaction, and a `commit` behind it then only ends it
+ * (PostgreSQL answers ROLLBACK). On any error the transaction is rolled back and the connection
+ * discarded when it is broken.
  */
 export async function writeBooksPostgres(pool: pg.Pool, batch: BooksBatch): Promise<BookOutcome[]> {
   const client = await pool.connect();
-  let broken: Error | undefined;
+  const connection: { broken?: Error } = {};
   const mode = client as unknown as { pipeline: boolean };
   const pipelined = mode.pipeline;
   // The client is this batch's alone until released, and nothing is queued on it: a safe point to switch.
   mode.pipeline = true;
-  const together = coalesceWrites(client);
   try {
-    // Sent before `begin` is answered; should `begin` fail, nothing more is sent (answers come
-    // in order: its failure is known before the first statement's answer is read).
-    let failed: unknown;
-    together();
-    const begun = client.query(beginBooks).catch((error: unknown) => {
-      failed = error;
-      throw error;
-    });
-    const send = runOnClient(client);
-    // After a failed `begin` nothing more goes out; otherwise each message joins this tick's write.
-    const sendUnlessFailed = <T>(sendNow: () => Promise<T>): Promise<T> => {
-      if (failed !== undefined) return Promise.reject(failed);
-      together();
-      return sendNow();
-    };
-    const run: PostgresRun = (query) => sendUnlessFailed(() => send(query));
-    const written = writeBooksWith(run, batch, () => sendUnlessFailed(() => client.query('commit')));
-    try {
-      const [, outcomes] = await Promise.all([begun, written]);
-      return outcomes;
-    } catch (error) {
-      // Nothing of the batch may be sent after the rollback: let the rest settle first. The
-      // rollback is answered after everything sent before it; then the connection is idle.
-      await Promise.allSettled([begun, written]);
-      await client.query('rollback').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw error;
+    const covered = coveredBatch(batch);
+    if (covered) {
+      const outcomes = await inBooksTransaction(client, connection, (run, commit) => writeCoveredBooks(run, batch, covered, commit));
+      if (outcomes) return outcomes;
     }
+    return await inBooksTransaction(client, connection, (run, commit) => writeBooksWith(run, batch, commit));
   } catch (error) {
-    broken ??= isDatabaseUnavailable(error) ? (error as Error) : undefined;
+    connection.broken ??= isDatabaseUnavailable(error) ? (error as Error) : undefined;
     throw error;
   } finally {
     mode.pipeline = pipelined;
-    client.release(broken);
+    client.release(connection.broken);
   }
+}
+
+/**
+ * One transaction on the batch's pipelined connection: `begin` goes out with the body's first
+ * statement, and `commit` (asked for by the body) with its last.
+ */
+async function inBooksTransaction<T>(
+  client: pg.PoolClient,
+  connection: { broken?: Error },
+  body: (run: PostgresRun, commit: () => Promise<unknown>) => Promise<T>,
+): Promise<T> {
+  const together = coalesceWrites(client);
+  // Sent before `begin` is answered; should `begin` fail, nothing more is sent (answers come
+  // in order: its failure is known before the first statement's answer is read).
+  let failed: unknown;
+  together();
+  const begun = client.query(beginBooks).catch((error: unknown) => {
+    failed = error;
+    throw error;
+  });
+  const send = runOnClient(client);
+  // After a failed `begin` nothing more goes out; otherwise each message joins this tick's write.
+  const sendUnlessFailed = <R>(sendNow: () => Promise<R>): Promise<R> => {
+    if (failed !== undefined) return Promise.reject(failed);
+    together();
+    return sendNow();
+  };
+  const run: PostgresRun = (query) => sendUnlessFailed(() => send(query));
+  const written = body(run, () => sendUnlessFailed(() => client.query('commit')));
+  try {
+    const [, result] = await Promise.all([begun, written]);
+    return result;
+  } catch (error) {
+    // Nothing of the batch may be sent after the rollback: let the rest settle first. The
+    // rollback is answered after everything sent before it; then the connection is idle.
+    await Promise.allSettled([begun, written]);
+    await client.query('rollback').catch((rollbackError: Error) => {
+      connection.broken = rollbackError;
+    });
+    throw error;
+  }
+}
+
+/**
+ * A covered batch (`coveredBatch`) in one statement, sent with `commit` right behind it: one round
+ * trip. Undefined when the statement's check failed and it wrote nothing (a lease row no longer
+ * holds its requests' sum, or an account or key has less than nothing free): the caller then
+ * writes the batch by the general path, in a transaction of its own.
+ */
+async function writeCoveredBooks(run: PostgresRun, batch: BooksBatch, covered: CoveredBatch, commit: () => Promise<unknown>): Promise<BookOutcome[] | undefined> {
+  // applyCoveredBooks sends its statement before it first awaits: the commit goes out behind it.
+  const applied = applyCoveredBooks(run, {
+    rows: mapPacked(covered.rows, toRequestJsonRow),
+    settlements: covered.settlements,
+    rollups: covered.rollups,
+    rollupOf: covered.rollupOf,
+    rowUsage: covered.rows,
+    createdAt: batch.createdAt,
+  });
+  const [{ ok, fresh }] = await Promise.all([applied, commit()]);
+  if (!ok) return undefined;
+  const written = new Set(fresh);
+  return mapPacked(batch.items, (item): BookOutcome => {
+    if (!item.row || !written.has(item.row.id)) return notApplied;
+    return item.settlement ? { charged: item.settlement.cost, uncollected: 0n, applied: true } : { charged: 0n, uncollected: 0n, applied: true };
+  });
 }
 
 /**

@@ -1,10 +1,9 @@
-import type { Socket } from 'node:net';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reserveOnce } from '../../src/billing/reserve-funds.js';
 import { writeBooks } from '../../src/billing/write-books.js';
 import type { Store } from '../../src/store/create-store.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
+import { countPoolWrites, countPreparedPlans } from '../helpers/postgres-pool-probes.js';
 
 /**
  * A books batch on PostgreSQL is four messages to the server (`begin`, the statement that takes,
@@ -35,27 +34,7 @@ describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: soc
     const reserved = await reserveOnce(store, { id: 'rsv_w', accountId: 'acc_w', keyId: 'key_w', requestId: 'req_w', amount: 5_000n, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 60_000).toISOString(), instanceId: null });
     expect(reserved).toBe('reserved');
 
-    const writes: string[] = [];
-    const count = (client: pg.PoolClient) => {
-      const socket = (client as unknown as { connection: { stream: Socket & { _write: Function; _writev: Function } } }).connection.stream;
-      const write = socket._write;
-      const writev = socket._writev;
-      socket._write = function (this: Socket, ...args: unknown[]) {
-        writes.push('write');
-        return write.apply(this, args);
-      };
-      socket._writev = function (this: Socket, ...args: unknown[]) {
-        writes.push('writev');
-        return writev.apply(this, args);
-      };
-      return () => {
-        socket._write = write;
-        socket._writev = writev;
-      };
-    };
-    let restore: (() => void) | undefined;
-    const onAcquire = (client: pg.PoolClient) => (restore = count(client));
-    store.pool!.on('acquire', onAcquire);
+    const counted = countPoolWrites(store.pool!);
     try {
       const outcomes = await writeBooks(store, {
         items: [{ settlement: { reservationId: 'rsv_w', accountId: 'acc_w', keyId: 'key_w', requestId: 'req_w', cost: 4_000n } }],
@@ -64,10 +43,9 @@ describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: soc
       });
       expect(outcomes).toEqual([{ charged: 4_000n, uncollected: 0n, applied: true }]);
     } finally {
-      store.pool!.off('acquire', onAcquire);
-      restore?.();
+      counted.stop();
     }
-    expect(writes).toHaveLength(2);
+    expect(counted.writes).toHaveLength(2);
     const account = await store.pool!.query<{ total_usage: string; reserved: string }>(`select total_usage::text, reserved::text from accounts where id = 'acc_w'`);
     expect(account.rows).toEqual([{ total_usage: '4000', reserved: '0' }]);
   });
@@ -99,21 +77,8 @@ describe.skipIf(!postgresUrl)('PostgreSQL connection work of the money path: soc
       });
       expect(outcomes).toEqual([{ charged: 60n, uncollected: 0n, applied: true }]);
     }
-    // Prepared statements belong to a connection: read every connection of the pool at once.
     const pool = store.pool!;
-    const clients = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
-    const plans = { generic: 0, custom: 0 };
-    try {
-      for (const client of clients) {
-        const result = await client.query<{ generic: string; custom: string }>(
-          `select coalesce(sum(generic_plans), 0)::text as generic, coalesce(sum(custom_plans), 0)::text as custom from pg_prepared_statements where name like 'switchyard_take_books_%' or name = 'switchyard_apply_books'`,
-        );
-        plans.generic += Number(result.rows[0].generic);
-        plans.custom += Number(result.rows[0].custom);
-      }
-    } finally {
-      for (const client of clients) client.release();
-    }
+    const plans = await countPreparedPlans(pool, 'switchyard_take_books_%', 'switchyard_apply_books');
     expect(plans.custom).toBe(0);
     // Both statements of each of the eight batches ran (the two tests above add theirs).
     expect(plans.generic).toBeGreaterThanOrEqual(16);

@@ -11,7 +11,9 @@ import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
  * A batch is two statements whatever its size — one that writes the rows and takes what they
  * settle under lock, one that applies the charges — so its transaction is four round trips
  * (with `begin` and `commit`). What they write (who is charged what) is decided in `billing/`
- * between the two; nothing here knows a money rule.
+ * between the two; nothing here knows a money rule. A batch `billing/` found covered by its
+ * lease holds is one statement (`applyCoveredBooks`), with what each settlement is charged
+ * decided before it is sent.
  */
 export type PostgresRun = <Row>(query: { name?: string; text: string; values: unknown[] }) => Promise<{ rows: Row[] }>;
 
@@ -184,4 +186,112 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
 
 function columnsOf(changes: readonly FundsChange[]): unknown[] {
   return [mapPacked(changes, (change) => change.id), mapPacked(changes, (change) => change.released.toString()), mapPacked(changes, (change) => change.charged.toString())];
+}
+
+export interface CoveredBooks {
+  /** Request rows as `toRequestJsonRow` makes them. */
+  rows: ReadonlyArray<Record<string, string | number | null>>;
+  settlements: ReadonlyArray<{ rowId: string; leaseId: string; held: bigint; accountId: string; keyId: string | null; cost: bigint; entryId: string | null }>;
+  rollups: readonly UsageRollupDelta[];
+  /** Per row: the index of its rollup, or null. */
+  rollupOf: ReadonlyArray<number | null>;
+  /** Per row, what it adds to its rollup. */
+  rowUsage: ReadonlyArray<{ promptTokens: number; completionTokens: number; cost: bigint }>;
+  createdAt: string;
+}
+
+const coveredNames = new Map<string, string>();
+
+/**
+ * A whole batch in one statement, for a batch `billing/` found covered (`coveredBatch`): first it
+ * locks, in the global order (reservations, accounts, keys, each in id order), the lease rows,
+ * accounts and keys of its settlements and checks that each lease row still holds its requests'
+ * sum for the same account and key and that no account or limited key has less than nothing
+ * free. Only then does it write: the request rows not there yet; for the settlements whose row
+ * is new, the lease rows shrunk, the accounts' and keys' totals, a charge entry each; the rollups
+ * of the new rows. When the check fails it writes nothing (`ok` false) and the caller takes the
+ * general path.
+ */
+export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): Promise<{ ok: boolean; fresh: string[] }> {
+  const columns = (books.rows.length > 0 ? Object.keys(books.rows[0]) : ['id']).join(', ');
+  let name = coveredNames.get(columns);
+  if (name === undefined) {
+    name = `switchyard_covered_books_${coveredNames.size}`;
+    coveredNames.set(columns, name);
+  }
+  const { settlements, rollups } = books;
+  const result = await run<{ ok: boolean; fresh: string[] }>({
+    name,
+    text: `with s as (
+             select * from unnest($2::text[], $3::text[], $4::int8[], $5::text[], $6::text[], $7::int8[], $8::text[])
+               as s(row_id, lease_id, held, account_id, key_id, cost, entry_id)),
+           needed as (select lease_id as id, account_id, key_id, sum(held)::int8 as amount from s group by lease_id, account_id, key_id),
+           locked as (
+             select 'lease' as kind, id, ok from (
+               select r.id, r.amount >= n.amount and r.account_id = n.account_id and r.key_id is not distinct from n.key_id as ok
+               from reservations r join needed n on n.id = r.id order by r.id for no key update of r) as leases
+             union all select 'account', id, free >= 0 from (
+               select id, total_credits - total_usage - reserved as free from accounts
+               where id = any(array(select account_id from s)) order by id for no key update) as locked_accounts
+             union all select 'key', id, free is null or free >= 0 from (
+               select id, spend_limit - usage - reserved as free from api_keys
+               where id = any(array(select key_id from s where key_id is not null)) order by id for no key update) as locked_keys),
+           guard as (
+             select coalesce(bool_and(ok), true) and count(*) filter (where kind = 'lease') = (select count(*) from needed) as ok from locked),
+           inserted as (
+             insert into requests (${columns}) select ${columns} from json_populate_recordset(null::requests, $1::json)
+             where (select ok from guard) on conflict (id) do nothing returning id),
+           active as (select * from s where row_id in (select id from inserted)),
+           shrunk as (
+             update reservations set amount = reservations.amount - v.amount
+             from (select lease_id as id, sum(held)::int8 as amount from active group by lease_id) as v where reservations.id = v.id),
+           charged_accounts as (
+             update accounts set reserved = accounts.reserved - v.released, total_usage = accounts.total_usage + v.charged
+             from (select account_id as id, sum(held)::int8 as released, sum(cost)::int8 as charged from active group by account_id) as v
+             where accounts.id = v.id),
+           charged_keys as (
+             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
+             from (select key_id as id, sum(held)::int8 as released, sum(cost)::int8 as charged from active where key_id is not null group by key_id) as v
+             where api_keys.id = v.id),
+           entries as (
+             insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at)
+             select entry_id, account_id, key_id, 'charge', cost, row_id, null, $9 from active where cost > 0),
+           usage as (
+             select u.rollup, count(*)::int as requests, sum(u.prompt)::int8 as prompt, sum(u.completion)::int8 as completion, sum(u.cost)::int8 as cost
+             from unnest($10::text[], $11::int[], $12::int8[], $13::int8[], $14::int8[]) as u(row_id, rollup, prompt, completion, cost)
+             where u.rollup is not null and u.row_id in (select id from inserted) group by u.rollup),
+           rolled as (
+             insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
+             select k.account_id, k.day, k.key_id, k.model, k.provider, u.requests, u.prompt, u.completion, u.cost
+             from usage u join unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) with ordinality as k(account_id, day, key_id, model, provider, n)
+               on k.n = u.rollup + 1
+             order by u.rollup
+             on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
+               prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
+               cost = usage_rollups.cost + excluded.cost)
+           select (select ok from guard) as ok, array(select id from inserted) as fresh`,
+    values: [
+      JSON.stringify(books.rows),
+      mapPacked(settlements, (settlement) => settlement.rowId),
+      mapPacked(settlements, (settlement) => settlement.leaseId),
+      mapPacked(settlements, (settlement) => settlement.held.toString()),
+      mapPacked(settlements, (settlement) => settlement.accountId),
+      mapPacked(settlements, (settlement) => settlement.keyId),
+      mapPacked(settlements, (settlement) => settlement.cost.toString()),
+      mapPacked(settlements, (settlement) => settlement.entryId),
+      books.createdAt,
+      mapPacked(books.rows, (row) => row.id),
+      books.rollupOf,
+      mapPacked(books.rowUsage, (usage) => usage.promptTokens),
+      mapPacked(books.rowUsage, (usage) => usage.completionTokens),
+      mapPacked(books.rowUsage, (usage) => usage.cost.toString()),
+      mapPacked(rollups, (delta) => delta.accountId),
+      mapPacked(rollups, (delta) => delta.day),
+      mapPacked(rollups, (delta) => delta.keyId),
+      mapPacked(rollups, (delta) => delta.model),
+      mapPacked(rollups, (delta) => delta.provider),
+    ],
+  });
+  const [answer] = result.rows;
+  return { ok: answer.ok, fresh: answer.fresh };
 }
