@@ -1,7 +1,7 @@
 import type { RequestRecord } from './request-record.js';
-import type { FundsChange, LedgerEntryRow, TakenRow } from '../store/repositories/book-rows.js';
+import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from '../store/repositories/book-rows.js';
 import { mapPacked } from '../core/map-packed.js';
-import { rollUpRequests } from './roll-up-requests.js';
+import { rollUpRequestsByRow } from './roll-up-requests.js';
 import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
 
 /** One settlement to apply in a batch. */
@@ -218,7 +218,7 @@ export function chargedRows(
 export interface CoveredBatch {
   rows: RequestRecord[];
   /** One per settlement, in item order. */
-  settlements: Array<{ rowId: string; leaseId: string; held: bigint; accountId: string; keyId: string | null; cost: bigint; entryId: string | null }>;
+  settlements: CoveredSettlement[];
   /** The usage rollups if every row is new, sorted as `rollUpRequests` sorts them. */
   rollups: UsageRollupDelta[];
   /** Per row (in `rows` order): its rollup's index, or null for a row outside the statistics. */
@@ -245,14 +245,5 @@ export function coveredBatch(batch: Pick<BooksBatch, 'items' | 'ledgerId'>): Cov
   }
   // Ids drawn only once the batch is known to take this path, in item order as the general path draws them.
   for (const settlement of settlements) if (settlement.cost > 0n) settlement.entryId = batch.ledgerId();
-  const rollups = rollUpRequests(rows);
-  const rank = new Map(rollups.map((delta, index) => [rollupKey(delta.accountId, delta.day, delta.keyId, delta.model, delta.provider), index]));
-  const rollupOf = mapPacked(rows, (row) =>
-    row.provider === null ? null : rank.get(rollupKey(row.accountId, row.createdAt.slice(0, 10), row.keyId ?? '', row.model, row.provider))!,
-  );
-  return { rows, settlements, rollups, rollupOf };
-}
-
-function rollupKey(accountId: string, day: string, keyId: string, model: string, provider: string): string {
-  return `${accountId}\u0000${day}\u0000${keyId}\u0000${model}\u0000${provider}`;
+  return { rows, settlements, ...rollUpRequestsByRow(rows) };
 }

@@ -8,6 +8,18 @@ export interface TakenRow {
   amount: bigint;
 }
 
+/** A settlement of a covered batch as its one statement applies it (`applyCoveredBooks`). */
+export interface CoveredSettlement {
+  rowId: string;
+  leaseId: string;
+  held: bigint;
+  accountId: string;
+  keyId: string | null;
+  cost: bigint;
+  /** The charge entry's id; null when the cost is 0 (no entry). */
+  entryId: string | null;
+}
+
 export interface FundsChange {
   id: string;
   released: bigint;

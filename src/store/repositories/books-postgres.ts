@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { mapPacked } from '../../core/map-packed.js';
 import type { Database } from '../database.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
-import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
+import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 
 /**
  * The statements of the group-committed books on PostgreSQL, run inside the caller's
@@ -191,7 +191,7 @@ function columnsOf(changes: readonly FundsChange[]): unknown[] {
 export interface CoveredBooks {
   /** Request rows as `toRequestJsonRow` makes them. */
   rows: ReadonlyArray<Record<string, string | number | null>>;
-  settlements: ReadonlyArray<{ rowId: string; leaseId: string; held: bigint; accountId: string; keyId: string | null; cost: bigint; entryId: string | null }>;
+  settlements: readonly CoveredSettlement[];
   rollups: readonly UsageRollupDelta[];
   /** Per row: the index of its rollup, or null. */
   rollupOf: ReadonlyArray<number | null>;
