@@ -22,13 +22,15 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   const raw = reply.raw;
   reply.hijack();
   // The headers set on the reply before it was taken over (CORS, x-switchyard-provider and
-  // -omitted) go out with the stream's own.
+  // -omitted, `connection: close` while draining) go out with the stream's own. `Connection` is
+  // Node's to write, as on every other answer: with it comes `Keep-Alive: timeout=N`, without
+  // which a client keeps the idle connection past the gateway's close and a request it sends
+  // then is reset (test/edge/stream-keep-alive.test.ts).
   raw.writeHead(
     200,
     withFields(reply.getHeaders() as OutgoingHttpHeaders, {
       'content-type': options.contentType ?? 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
       'x-accel-buffering': 'no',
       'x-request-id': reply.request.id,
     }),

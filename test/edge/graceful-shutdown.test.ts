@@ -65,6 +65,7 @@ describe('graceful shutdown, as a load balancer that follows /ready sees it', ()
     const busy = new Client(url);
     const idle = new Client(url);
     const streaming = new Client(url);
+    const drainStreaming = new Client(url);
     try {
       for (const client of [busy, idle]) {
         const warm = await client.request({ method: 'POST', path: '/v1/chat/completions', headers, body: chatBody('before') });
@@ -97,6 +98,11 @@ describe('graceful shutdown, as a load balancer that follows /ready sees it', ()
       expect(again.statusCode).toBe(200);
       expect(again.headers.connection).toBe('close');
       await again.body.text();
+      // A stream that begins in the drain is told to close as well, and ends whole.
+      const drainStream = await drainStreaming.request({ method: 'POST', path: '/v1/chat/completions', headers, body: chatBody('[[sim:reply_tokens=2]] drain', true) });
+      expect(drainStream.statusCode).toBe(200);
+      expect(drainStream.headers.connection).toBe('close');
+      expect(await drainStream.body.text()).toContain('data: [DONE]');
 
       // The listener closes after the drain: new connections are refused …
       await sleep(Math.max(0, signalledAt + drainMs + 300 - Date.now()));
@@ -114,14 +120,14 @@ describe('graceful shutdown, as a load balancer that follows /ready sees it', ()
       expect(await exited).toBe(0);
       expect(Date.now() - signalledAt).toBeLessThan(drainMs + 2 * keepAliveMs + 3_000);
     } finally {
-      await Promise.all([busy.close(), idle.close(), streaming.close()]);
+      await Promise.all([busy.close(), idle.close(), streaming.close(), drainStreaming.close()]);
     }
 
     // Every request served was settled and logged; nothing stayed reserved.
     const store = await createStore(env.DATABASE_URL);
     try {
       const rows = await store.db.selectFrom('requests').select(['status']).execute();
-      expect(rows.map((row) => row.status).sort()).toEqual(['completed', 'completed', 'completed', 'completed']);
+      expect(rows.map((row) => row.status).sort()).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
       expect(await store.db.selectFrom('reservations').select('id').execute()).toEqual([]);
     } finally {
       await store.close();
