@@ -1,4 +1,5 @@
-import type { Tiktoken } from 'js-tiktoken/lite';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { Message } from '../core/content.js';
 import type { TextRequest } from '../core/text-request.js';
 
@@ -8,26 +9,97 @@ import type { TextRequest } from '../core/text-request.js';
  * JavaScript, ranks shipped in the package); for other model families it is an approximation,
  * so such requests are recorded as `estimated`.
  *
- * Building the encoder from its ranks is 0.7–1.5 s of synchronous work, which on first use would
- * freeze every request in flight; `serve` calls `prepareTokenizer` before it listens.
+ * The encoder lives in a worker thread of its own. Built, it holds ~66 MB of JavaScript objects
+ * (two maps over 200,000 tokens): in the main thread that was ~60 % of the live heap after a full
+ * collection, marked again by every one of them, and the soak's slowest requests were those that
+ * met a full collection (bench/README, "Session of 2026-11-27, seventh"). In its own isolate it
+ * is marked only when the worker collects, which it does when it counts. A count is a message
+ * each way, paid only by the rare answers without usage.
+ *
+ * Building the encoder from its ranks is 0.7–1.5 s of work; `serve` calls `prepareTokenizer`
+ * before it listens, so that no request waits for it.
  */
-let encoder: Promise<Tiktoken> | undefined;
+
+// Runs as a CommonJS script in the worker (`eval`), so that it needs no file of its own beside
+// the compiled one (tests run the TypeScript sources); the package is resolved by the caller.
+const workerSource = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { Tiktoken } = require(workerData.lite);
+const encoder = new Tiktoken(require(workerData.ranks));
+parentPort.postMessage({ ready: true });
+parentPort.on('message', ({ id, text }) => {
+  try {
+    parentPort.postMessage({ id, count: encoder.encode(text).length });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+interface Counter {
+  ready: Promise<void>;
+  count(text: string): Promise<number>;
+}
+
+let counter: Counter | undefined;
+
+function startCounter(): Counter {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(workerSource, { eval: true, workerData: { lite: require.resolve('js-tiktoken/lite'), ranks: require.resolve('js-tiktoken/ranks/o200k_base') } });
+  // Idle, the worker does not keep the process alive; while a count is under way it does.
+  worker.unref();
+  const pending = new Map<number, { resolve(count: number): void; reject(error: Error): void }>();
+  let nextId = 0;
+  let markReady: () => void = () => undefined;
+  let failStart: (error: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failStart = reject;
+  });
+  // A start that fails reaches whoever awaits `ready` or a count; unawaited, it is not a crash.
+  ready.catch(() => undefined);
+  const fail = (error: Error) => {
+    // The next count starts a new worker; those under way fail with this one.
+    if (counter === self) counter = undefined;
+    failStart(error);
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+  worker.on('message', (message: { ready?: true; id?: number; count?: number; error?: string }) => {
+    if (message.ready) return markReady();
+    const waiter = pending.get(message.id!);
+    if (!waiter) return;
+    pending.delete(message.id!);
+    if (pending.size === 0) worker.unref();
+    if (message.error === undefined) waiter.resolve(message.count!);
+    else waiter.reject(new Error(`token count failed: ${message.error}`));
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the token counter's worker exited (${code})`)));
+  const self: Counter = {
+    ready,
+    count(text) {
+      const id = nextId++;
+      if (pending.size === 0) worker.ref();
+      return new Promise<number>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, text });
+      });
+    },
+  };
+  return self;
+}
 
 /** Builds the encoder now, so that no request pays for it (see above). */
 export async function prepareTokenizer(): Promise<void> {
-  await loadEncoder();
-}
-
-function loadEncoder(): Promise<Tiktoken> {
-  encoder ??= Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/o200k_base')]).then(
-    ([{ Tiktoken }, { default: ranks }]) => new Tiktoken(ranks),
-  );
-  return encoder;
+  counter ??= startCounter();
+  await counter.ready;
 }
 
 export async function countTextTokens(text: string): Promise<number> {
   if (text === '') return 0;
-  return (await loadEncoder()).encode(text).length;
+  counter ??= startCounter();
+  return counter.count(text);
 }
 
 /** Per-message framing tokens, as OpenAI's chat format adds them. */
