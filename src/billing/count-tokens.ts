@@ -22,11 +22,11 @@ import type { TextRequest } from '../core/text-request.js';
 
 // Runs as a CommonJS script in the worker (`eval`), so that it needs no file of its own beside
 // the compiled one (tests run the TypeScript sources); the package is resolved by the caller.
+// Messages sent while the encoder is being built wait in the port: the first answer comes once it is.
 const workerSource = `
 const { workerData, parentPort } = require('node:worker_threads');
 const { Tiktoken } = require(workerData.lite);
 const encoder = new Tiktoken(require(workerData.ranks));
-parentPort.postMessage({ ready: true });
 parentPort.on('message', ({ id, text }) => {
   try {
     parentPort.postMessage({ id, count: encoder.encode(text).length });
@@ -36,70 +36,54 @@ parentPort.on('message', ({ id, text }) => {
 });
 `;
 
-interface Counter {
-  ready: Promise<void>;
-  count(text: string): Promise<number>;
-}
+type Count = (text: string) => Promise<number>;
 
-let counter: Counter | undefined;
+let count: Count | undefined;
 
-function startCounter(): Counter {
+function startWorker(): Count {
   const require = createRequire(import.meta.url);
   const worker = new Worker(workerSource, { eval: true, workerData: { lite: require.resolve('js-tiktoken/lite'), ranks: require.resolve('js-tiktoken/ranks/o200k_base') } });
   // Idle, the worker does not keep the process alive; while a count is under way it does.
   worker.unref();
   const pending = new Map<number, { resolve(count: number): void; reject(error: Error): void }>();
   let nextId = 0;
-  let markReady: () => void = () => undefined;
-  let failStart: (error: Error) => void = () => undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    markReady = resolve;
-    failStart = reject;
-  });
-  // A start that fails reaches whoever awaits `ready` or a count; unawaited, it is not a crash.
-  ready.catch(() => undefined);
+  const countInWorker: Count = (text) => {
+    const id = nextId++;
+    if (pending.size === 0) worker.ref();
+    return new Promise<number>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, text });
+    });
+  };
   const fail = (error: Error) => {
     // The next count starts a new worker; those under way fail with this one.
-    if (counter === self) counter = undefined;
-    failStart(error);
+    if (count === countInWorker) count = undefined;
     for (const waiter of pending.values()) waiter.reject(error);
     pending.clear();
   };
-  worker.on('message', (message: { ready?: true; id?: number; count?: number; error?: string }) => {
-    if (message.ready) return markReady();
-    const waiter = pending.get(message.id!);
+  worker.on('message', (message: { id: number; count?: number; error?: string }) => {
+    const waiter = pending.get(message.id);
     if (!waiter) return;
-    pending.delete(message.id!);
+    pending.delete(message.id);
     if (pending.size === 0) worker.unref();
     if (message.error === undefined) waiter.resolve(message.count!);
     else waiter.reject(new Error(`token count failed: ${message.error}`));
   });
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`the token counter's worker exited (${code})`)));
-  const self: Counter = {
-    ready,
-    count(text) {
-      const id = nextId++;
-      if (pending.size === 0) worker.ref();
-      return new Promise<number>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, text });
-      });
-    },
-  };
-  return self;
+  return countInWorker;
 }
 
-/** Builds the encoder now, so that no request pays for it (see above). */
+/** Builds the encoder now, so that no request pays for it (see above): a first count's answer waits for it. */
 export async function prepareTokenizer(): Promise<void> {
-  counter ??= startCounter();
-  await counter.ready;
+  count ??= startWorker();
+  await count('ready');
 }
 
 export async function countTextTokens(text: string): Promise<number> {
   if (text === '') return 0;
-  counter ??= startCounter();
-  return counter.count(text);
+  count ??= startWorker();
+  return count(text);
 }
 
 /** Per-message framing tokens, as OpenAI's chat format adds them. */
