@@ -53,7 +53,27 @@ export interface TakenBooks {
   keys: Array<{ id: string; free: bigint | null }>;
 }
 
-const takeNames = new Map<string, string>();
+type RequestJsonRows = ReadonlyArray<Record<string, string | number | null>>;
+
+/**
+ * The columns a statement inserts request rows by, and the prepared statement's name for them: one
+ * name per statement and column set (`json_populate_recordset` reads each column at its table type,
+ * whatever columns the rows have), so that each set is planned once per connection.
+ */
+function namedForColumns(prefix: string): (rows: RequestJsonRows) => { columns: string; name: string } {
+  const names = new Map<string, string>();
+  return (rows) => {
+    const columns = (rows.length > 0 ? Object.keys(rows[0]) : ['id']).join(', ');
+    let name = names.get(columns);
+    if (name === undefined) {
+      name = `${prefix}_${names.size}`;
+      names.set(columns, name);
+    }
+    return { columns, name };
+  };
+}
+
+const takeStatement = namedForColumns('switchyard_take_books');
 
 /**
  * The first statement of a batch: inserts the request log rows not there yet, takes the
@@ -66,16 +86,10 @@ const takeNames = new Map<string, string>();
  * locking step runs above its sort. `for no key update` is the mode the updates take anyway:
  * inserts that only reference an account (ledger entries, reservations) do not wait for it.
  */
-export async function takeBooks(run: PostgresRun, rows: ReadonlyArray<Record<string, string | number | null>>, settlements: readonly CandidateSettlement[]): Promise<TakenBooks> {
+export async function takeBooks(run: PostgresRun, rows: RequestJsonRows, settlements: readonly CandidateSettlement[]): Promise<TakenBooks> {
   const taken: TakenBooks = { fresh: [], deleted: [], shrunk: [], accounts: [], keys: [] };
   if (rows.length === 0 && settlements.length === 0) return taken;
-  // json_populate_recordset reads each column at its table type, whatever columns the row has.
-  const columns = (rows.length > 0 ? Object.keys(rows[0]) : ['id']).join(', ');
-  let name = takeNames.get(columns);
-  if (name === undefined) {
-    name = `switchyard_take_books_${takeNames.size}`;
-    takeNames.set(columns, name);
-  }
+  const { columns, name } = takeStatement(rows);
   const result = await run<{ kind: 'fresh' | 'deleted' | 'shrunk' | 'account' | 'key'; id: string; account_id: string | null; key_id: string | null; amount: bigint | null }>({
     name,
     text: `with inserted as (
@@ -190,7 +204,7 @@ function columnsOf(changes: readonly FundsChange[]): unknown[] {
 
 export interface CoveredBooks {
   /** Request rows as `toRequestJsonRow` makes them. */
-  rows: ReadonlyArray<Record<string, string | number | null>>;
+  rows: RequestJsonRows;
   settlements: readonly CoveredSettlement[];
   rollups: readonly UsageRollupDelta[];
   /** Per row: the index of its rollup, or null. */
@@ -200,7 +214,7 @@ export interface CoveredBooks {
   createdAt: string;
 }
 
-const coveredNames = new Map<string, string>();
+const coveredStatement = namedForColumns('switchyard_covered_books');
 
 /**
  * A whole batch in one statement, for a batch `billing/` found covered (`coveredBatch`): first it
@@ -213,12 +227,7 @@ const coveredNames = new Map<string, string>();
  * general path.
  */
 export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): Promise<{ ok: boolean; fresh: string[] }> {
-  const columns = (books.rows.length > 0 ? Object.keys(books.rows[0]) : ['id']).join(', ');
-  let name = coveredNames.get(columns);
-  if (name === undefined) {
-    name = `switchyard_covered_books_${coveredNames.size}`;
-    coveredNames.set(columns, name);
-  }
+  const { columns, name } = coveredStatement(books.rows);
   const { settlements, rollups } = books;
   const result = await run<{ ok: boolean; fresh: string[] }>({
     name,
