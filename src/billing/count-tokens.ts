@@ -5,31 +5,62 @@ import type { TextRequest } from '../core/text-request.js';
 
 /**
  * Token counts for requests whose provider reported no usage (some OpenAI-compatible servers,
- * streams cut off before their usage event). Counted with the o200k_base BPE (js-tiktoken, pure
- * JavaScript, ranks shipped in the package); for other model families it is an approximation,
- * so such requests are recorded as `estimated`.
+ * streams cut off before their usage event), and for `/v1/messages/count_tokens`. Counted with the
+ * o200k_base BPE (gpt-tokenizer, pure JavaScript, ranks shipped in the package); for other model
+ * families it is an approximation, so such requests are recorded as `estimated`.
  *
- * The encoder lives in a worker thread of its own. Built, it holds ~66 MB of JavaScript objects
- * (two maps over 200,000 tokens): in the main thread that was ~60 % of the live heap after a full
- * collection, marked again by every one of them, and the soak's slowest requests were those that
- * met a full collection (bench/README, "Session of 2026-11-27, seventh"). In its own isolate it
- * is marked only when the worker collects, which it does when it counts. A count is a message
- * each way, paid only by the rare answers without usage.
+ * Whatever the text, a count ends and is bounded:
+ * - Strings that spell a special token (`<|endoftext|>`, `<|im_start|>` …) are text a user wrote,
+ *   counted as such. Left to the default, the encoder refused the whole text.
+ * - Byte-pair merging is quadratic in a piece's length, and the pre-tokenizer leaves a run of
+ *   letters with no space or punctuation (CJK without punctuation, a DNA sequence, a long
+ *   lowercase identifier), of symbols or of whitespace as one piece. 8,000 such CJK characters took
+ *   146 s with js-tiktoken and 0.7 s here; 100,000 took 92 s here. Runs longer than `longRun`
+ *   characters are counted in slices of that length: linear in the text, off by at most a token
+ *   or so per slice, on text no ordinary prose contains.
  *
- * Building the encoder from its ranks is 0.7–1.5 s of work; `serve` calls `prepareTokenizer`
- * before it listens, so that no request waits for it.
+ * The encoder lives in a worker thread of its own. Built, it holds tens of MB of JavaScript
+ * objects (maps over 200,000 tokens): in the main thread js-tiktoken's was ~60 % of the live heap
+ * after a full collection, marked again by every one of them, and the soak's slowest requests were
+ * those that met a full collection (bench/README, "Session of 2026-11-27, seventh"). In its own
+ * isolate it is marked only when the worker collects, which it does when it counts. A count is a
+ * message each way, paid only by the rare answers without usage.
+ *
+ * Building the encoder is ~0.4 s of work; `serve` calls `prepareTokenizer` before it listens, so
+ * that no request waits for it.
  */
+
+/** The longest run of one character class counted whole (see above). */
+export const longRun = 256;
 
 // Runs as a CommonJS script in the worker (`eval`), so that it needs no file of its own beside
 // the compiled one (tests run the TypeScript sources); the package is resolved by the caller.
 // Messages sent while the encoder is being built wait in the port: the first answer comes once it is.
 const workerSource = `
 const { workerData, parentPort } = require('node:worker_threads');
-const { Tiktoken } = require(workerData.lite);
-const encoder = new Tiktoken(require(workerData.ranks));
+const { countTokens } = require(workerData.tokenizer);
+const asText = { disallowedSpecial: new Set() };
+const limit = ${longRun};
+const runs = /[\\p{L}\\p{M}]{${longRun},}|[^\\s\\p{L}\\p{N}]{${longRun},}|\\s{${longRun},}/gu;
+function count(text) {
+  let total = 0;
+  let from = 0;
+  for (const run of text.matchAll(runs)) {
+    const end = run.index + run[0].length;
+    for (let cut = run.index + limit; cut < end; cut += limit) {
+      // Never between the two halves of a surrogate pair.
+      const code = text.charCodeAt(cut);
+      if (code >= 0xdc00 && code <= 0xdfff) cut += 1;
+      if (cut >= end) break;
+      total += countTokens(text.slice(from, cut), asText);
+      from = cut;
+    }
+  }
+  return total + countTokens(text.slice(from), asText);
+}
 parentPort.on('message', ({ id, text }) => {
   try {
-    parentPort.postMessage({ id, count: encoder.encode(text).length });
+    parentPort.postMessage({ id, count: count(text) });
   } catch (error) {
     parentPort.postMessage({ id, error: String((error && error.message) || error) });
   }
@@ -42,7 +73,7 @@ let count: Count | undefined;
 
 function startWorker(): Count {
   const require = createRequire(import.meta.url);
-  const worker = new Worker(workerSource, { eval: true, workerData: { lite: require.resolve('js-tiktoken/lite'), ranks: require.resolve('js-tiktoken/ranks/o200k_base') } });
+  const worker = new Worker(workerSource, { eval: true, workerData: { tokenizer: require.resolve('gpt-tokenizer/encoding/o200k_base') } });
   // Idle, the worker does not keep the process alive; while a count is under way it does.
   worker.unref();
   const pending = new Map<number, { resolve(count: number): void; reject(error: Error): void }>();

@@ -58,6 +58,18 @@ describe('POST /v1/messages/count_tokens', () => {
     expect(gateway.simulator.stats().requests).toBe(0);
   });
 
+  it('counts any text: special-token strings and a long run without punctuation', async () => {
+    // Both failed the estimate before: the first was refused by the tokenizer, the second took
+    // minutes of its worker (byte-pair merging is quadratic in a piece's length).
+    const run = '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年'.repeat(1_000);
+    const { data, response } = await client.messages
+      .countTokens({ model: 'sim/gemini-model', messages: [{ role: 'user', content: `Explain <|endoftext|> and <|im_start|>. ${run}` }] })
+      .withResponse();
+    expect(response.headers.get('x-switchyard-token-count')).toBe('estimated');
+    expect(data.input_tokens).toBeGreaterThan(15_000);
+    expect(data.input_tokens).toBeLessThan(60_000);
+  });
+
   it('falls back to the estimate when the provider fails, and says so', async () => {
     gateway.simulator.setFault({ match: { protocol: 'anthropic' }, fault: { status: 500 }, times: 1 });
     const { data, response } = await client.messages.countTokens({ model: 'sim/anthropic-model', ...conversation }).withResponse();
