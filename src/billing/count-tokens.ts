@@ -40,14 +40,13 @@ const workerSource = `
 const { workerData, parentPort } = require('node:worker_threads');
 const { countTokens } = require(workerData.tokenizer);
 const asText = { disallowedSpecial: new Set() };
-const limit = ${longRun};
 const runs = /[\\p{L}\\p{M}]{${longRun},}|[^\\s\\p{L}\\p{N}]{${longRun},}|\\s{${longRun},}/gu;
 function count(text) {
   let total = 0;
   let from = 0;
   for (const run of text.matchAll(runs)) {
     const end = run.index + run[0].length;
-    for (let cut = run.index + limit; cut < end; cut += limit) {
+    for (let cut = run.index + ${longRun}; cut < end; cut += ${longRun}) {
       // Never between the two halves of a surrogate pair.
       const code = text.charCodeAt(cut);
       if (code >= 0xdc00 && code <= 0xdfff) cut += 1;
