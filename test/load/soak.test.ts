@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
@@ -66,6 +67,15 @@ interface GcEvent {
 const GC_PAUSE = /MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/;
 const GC_LINE = /\d+ ms: ([A-Za-z -]+?)(?: \([a-z ]+\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
 
+/** The page cache's data not yet written to disk (MB), as /proc/meminfo says; -1 where there is none. */
+function dirtyMegabytes(): number {
+  try {
+    return Math.round(Number(/^Dirty:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? -1024) / 1024);
+  } catch {
+    return -1;
+  }
+}
+
 describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed requests/s', () => {
   it('keeps p99 of non-streamed requests under 500 ms in every interval, the heap low point flat, and no unexpected error', async () => {
     const database = await createTestDatabase(postgresUrl!);
@@ -107,6 +117,16 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       // generator and 66–100 ms with a warm one (4 runs each, this machine).
       const generatorWarmUp = await runOpenLoopLoad({ url: simulator.url, paths: { chat: '/openai/v1/chat/completions', messages: '/anthropic/v1/messages' }, keys: ['sim-key'], ratePerSecond: RATE, pick, shouldStop: () => false, maxDurationMs: GENERATOR_WARM_UP_MS, connections: 512 });
       expect(generatorWarmUp.filter((outcome) => outcome.error !== undefined).map((outcome) => outcome.error).slice(0, 3)).toEqual([]);
+      // The suites before this one leave the machine's page cache full of data not yet written
+      // (databases made and dropped, logs, files), which the kernel writes back when it expires.
+      // While it does, every fsync waits behind it, PostgreSQL's commits with them, and every
+      // request with the commit of its reservation: with 3 GB written just before the soak, its
+      // requests sent ~30 s in took ~400 ms, and with 6 GB being written meanwhile the first
+      // interval's p99 was 932 ms (this machine; a CI run failed on 796 ms so). That is the disk of
+      // the machine the tests share, not the instance under load: it is written out first.
+      const dirtyBeforeMb = dirtyMegabytes();
+      const synced = spawnSync('sync');
+      expect(synced.status, 'sync').toBe(0);
       // From a cold start: the load begins as soon as the instance says it is ready.
       for (let attempt = 0; attempt < 600 && (await fetch(`${url}/ready`).then((response) => response.status)) !== 200; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
       loadStarted = Date.now();
@@ -159,7 +179,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
           .sort((a, b) => b.latencyMs - a.latencyMs)
           .slice(0, 8)
           .map((outcome) => `${Math.round(outcome.latencyMs)} ms sent at ${(outcome.sentAtMs / 1000).toFixed(1)} s`)
-          .join(', ')}; the load generator's major or long collections: ${clientPauses.join(', ') || 'none'} (before the load: ${gcEvents
+          .join(', ')}; the load generator's major or long collections: ${clientPauses.join(', ') || 'none'} (written out before the load: ${dirtyBeforeMb} MB; before the load: ${gcEvents
           .filter((event) => event.major && event.atMs < 0)
           .map((event) => `${event.afterMb} MB`)
           .join(', ')})\n`);
