@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { cleanUp, createScratchDirectory } from './child-process.js';
@@ -375,7 +375,11 @@ async function profileSwitchyard(name: TargetName, options: BenchmarkOptions, si
   const profileDirectory = options.profileDirectory ?? join(directory, 'profile');
   const file = join(profileDirectory, PROFILE_NAME);
   await rm(file, { force: true });
-  const target = await startTarget(name, options, simulator, directory, ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, `--cpu-prof-name=${PROFILE_NAME}`]);
+  // Every thread writes a profile of its own (the token counter is a worker thread): under one
+  // `--cpu-prof-name` the last to exit overwrote the others, and the summary was the worker's.
+  // Node's own names end `.<pid>.<thread id>.<sequence>.cpuprofile`; the main thread's id is 0.
+  const threads = await mkdtemp(join(directory, 'cpu-profiles-'));
+  const target = await startTarget(name, options, simulator, directory, ['--cpu-prof', `--cpu-prof-dir=${threads}`]);
   const windows: TimeWindow[] = [];
   try {
     for (const mode of options.modes) {
@@ -386,6 +390,9 @@ async function profileSwitchyard(name: TargetName, options: BenchmarkOptions, si
   } finally {
     await target.stop();
   }
+  const main = (await readdir(threads)).find((written) => /\.\d+\.0\.\d+\.cpuprofile$/.test(written));
+  if (main) await rename(join(threads, main), file);
+  await rm(threads, { recursive: true, force: true });
   return existsSync(file) ? summarizeCpuProfile(file, options.root, 15, windows) : null;
 }
 
