@@ -73,7 +73,8 @@ const GC_LINE = /^\[\d+:(0x[\da-f]+)\]\s+(\d+) ms: ([A-Za-z -]+?)(?: \([a-z ]+\)
 /** The page cache's data not yet written to disk (MB), as /proc/meminfo says; -1 where there is none. */
 function dirtyMegabytes(): number {
   try {
-    return Math.round(Number(/^Dirty:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? -1024) / 1024);
+    const kilobytes = /^Dirty:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1];
+    return kilobytes === undefined ? -1 : Math.round(Number(kilobytes) / 1024);
   } catch {
     return -1;
   }
@@ -99,7 +100,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       // The main isolate is the one that started first: for each, the earliest start its lines
       // imply (arrival less the isolate's own milliseconds).
       const isolateStarts = new Map<string, number>();
-      const mainIsolate = () => [...isolateStarts].reduce((first, entry) => (entry[1] < first[1] ? entry : first))[0];
+      const mainIsolate = () => [...isolateStarts].reduce<[string, number] | undefined>((first, entry) => (first === undefined || entry[1] < first[1] ? entry : first), undefined)?.[0];
       const mainGcs = () => {
         const main = mainIsolate();
         return gcEvents.filter((event) => event.isolate === main);
@@ -116,8 +117,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
             const now = Date.now();
             isolateStarts.set(gc[1], Math.min(isolateStarts.get(gc[1]) ?? Number.POSITIVE_INFINITY, now - Number(gc[2])));
             gcEvents.push({ isolate: gc[1], atMs: now - loadStarted, major: gc[3] === 'Mark-Compact', afterMb: Number(gc[4]), pauseMs: Number(GC_PAUSE.exec(line)?.[1] ?? Number.NaN) });
-          }
-          else if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
+          } else if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
         }
       });
       const keys: string[] = [];
@@ -138,7 +138,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       // The suites before this one leave the machine's page cache full of data not yet written
       // (databases made and dropped, logs, files), which the kernel writes back when it expires.
       // While it does, every fsync waits behind it, PostgreSQL's commits with them, and every
-      // request with the commit of its reservation: with 3 GB written just before the soak, its
+      // answer with the commit of its charge (and, past a second of that, every reservation): with 3 GB written just before the soak, its
       // requests sent ~30 s in took ~400 ms, and with 6 GB being written meanwhile the first
       // interval's p99 was 932 ms (this machine; a CI run failed on 796 ms so). That is the disk of
       // the machine the tests share, not the instance under load: it is written out first.
