@@ -101,10 +101,6 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
       // imply (arrival less the isolate's own milliseconds).
       const isolateStarts = new Map<string, number>();
       const mainIsolate = () => [...isolateStarts].reduce<[string, number] | undefined>((first, entry) => (first === undefined || entry[1] < first[1] ? entry : first), undefined)?.[0];
-      const mainGcs = () => {
-        const main = mainIsolate();
-        return gcEvents.filter((event) => event.isolate === main);
-      };
       const errorLines: string[] = [];
       let loadStarted = Number.POSITIVE_INFINITY;
       let pending = '';
@@ -158,7 +154,10 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
         }
       });
       clientGc.observe({ entryTypes: ['gc'] });
-      const majorsUnderLoad = () => mainGcs().filter((event) => event.major && event.atMs >= 0).length;
+      const majorsUnderLoad = () => {
+        const main = mainIsolate();
+        return gcEvents.filter((event) => event.isolate === main && event.major && event.atMs >= 0).length;
+      };
       const outcomes = await runOpenLoopLoad({
         url,
         keys,
@@ -178,29 +177,30 @@ describe.skipIf(!postgresUrl || !redisUrl)('soak of one instance at 200 mixed re
 
       const unexpected = outcomes.filter((outcome) => outcome.error !== undefined || (outcome.aborted && outcome.request.abortAfterMs === undefined));
       const intervalOf = (atMs: number) => Math.min(intervalCount - 1, Math.floor(atMs / INTERVAL_MS));
+      const main = mainIsolate();
+      const majorsUnderLoadOf = (ofMain: boolean) => gcEvents.filter((event) => (event.isolate === main) === ofMain && event.major && event.atMs >= 0 && event.atMs <= loadEndedMs);
+      const majors = majorsUnderLoadOf(true);
+      const workerMajors = majorsUnderLoadOf(false);
       const intervals = Array.from({ length: intervalCount }, (_, interval) => {
         const inInterval = outcomes.filter((outcome) => intervalOf(outcome.sentAtMs) === interval);
         const json = inInterval.filter((outcome) => !outcome.request.stream && outcome.error === undefined).map((outcome) => outcome.latencyMs);
-        const majors = mainGcs().filter((event) => event.major && event.atMs >= 0 && event.atMs <= loadEndedMs && intervalOf(event.atMs) === interval);
+        const inIntervalMajors = majors.filter((event) => intervalOf(event.atMs) === interval);
         return {
           requests: inInterval.length,
           jsonP99Ms: Math.round(quantile(json, 0.99)),
           jsonMaxMs: Math.round(quantile(json, 1)),
-          majorGcs: majors.length,
+          majorGcs: inIntervalMajors.length,
           // The heap's low point: what a full collection leaves (undefined in an interval without one).
-          heapLowMb: majors.length > 0 ? Math.min(...majors.map((event) => event.afterMb)) : undefined,
+          heapLowMb: inIntervalMajors.length > 0 ? Math.min(...inIntervalMajors.map((event) => event.afterMb)) : undefined,
         };
       });
-      const majors = mainGcs().filter((event) => event.major && event.atMs >= 0 && event.atMs <= loadEndedMs);
-      const main = mainIsolate();
-      const workerMajors = gcEvents.filter((event) => event.isolate !== main && event.major && event.atMs >= 0 && event.atMs <= loadEndedMs);
       process.stdout.write(`soak: ${outcomes.length} requests, ${unexpected.length} unexpected errors; ${(durationMs / 1000).toFixed(0)} s; per ${INTERVAL_MS / 1000} s interval: ${JSON.stringify(intervals)}; main thread's heap after each major GC under load: ${majors.map((event) => `${event.afterMb} MB at ${(event.atMs / 1000).toFixed(1)} s (pause ${event.pauseMs} ms)`).join(', ')} (workers' major GCs under load, not counted: ${workerMajors.map((event) => `${event.afterMb} MB`).join(', ') || 'none'}); slowest non-streamed requests: ${outcomes
           .filter((outcome) => !outcome.request.stream && outcome.error === undefined)
           .sort((a, b) => b.latencyMs - a.latencyMs)
           .slice(0, 8)
           .map((outcome) => `${Math.round(outcome.latencyMs)} ms sent at ${(outcome.sentAtMs / 1000).toFixed(1)} s`)
-          .join(', ')}; the load generator's major or long collections: ${clientPauses.join(', ') || 'none'} (written out before the load: ${dirtyBeforeMb} MB; main thread's major GCs before the load: ${mainGcs()
-          .filter((event) => event.major && event.atMs < 0)
+          .join(', ')}; the load generator's major or long collections: ${clientPauses.join(', ') || 'none'} (written out before the load: ${dirtyBeforeMb} MB; main thread's major GCs before the load: ${gcEvents
+          .filter((event) => event.isolate === main && event.major && event.atMs < 0)
           .map((event) => `${event.afterMb} MB`)
           .join(', ')})\n`);
 
