@@ -28,7 +28,7 @@ export const reservationLifetimeMs = 2 * 60 * 60 * 1000;
 /**
  * Reserve before a provider is called, settle after (docs/api-decisions.md §5). Every reservation ends in
  * exactly one settle or release; one that is never ended (a crash) is released by
- * `releaseExpired` once it outlives its bound. A zero amount (free models) touches no table.
+ * the sweep once it outlives its bound or its instance. A zero amount (free models) touches no table.
  */
 export interface LedgerOptions {
   /** This process; its reservations are released by others once its heartbeat is older than `instanceTimeoutMs`. */
@@ -259,7 +259,8 @@ export class Ledger {
 
   /**
    * Releases the reservations nobody will settle: those of instances whose heartbeat stopped
-   * (crashed) and those past their time bound. Run at start and periodically; safe to run on
+   * (crashed), and those past their time bound that are durable or this instance's own
+   * per-request ones (`listExpiredReservations`). Run at start and periodically; safe to run on
    * every instance at once, since settling is exactly-once. Returns how many were released.
    */
   async sweep(): Promise<number> {
@@ -272,7 +273,7 @@ export class Ledger {
     await removeStaleInstances(this.context.store.db, staleBefore);
     const ids = new Set([
       ...(await listOrphanedReservations(this.context.store.db, staleBefore, 1000)),
-      ...(await listExpiredReservations(this.context.store.db, now.toISOString(), 1000)),
+      ...(await listExpiredReservations(this.context.store.db, now.toISOString(), this.options.instanceId, 1000)),
     ]);
     let released = 0;
     for (const id of ids) if (await releaseOnce(this.context.store, id)) released += 1;

@@ -153,6 +153,34 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, usage: amount, leases: 0 });
   });
 
+  it('a lease in steady use past the two-hour reservation lifetime is not expired by the sweep while its instance beats: its row always holds what its requests hold, books exact', async () => {
+    const clock = new ManualClock(Date.now());
+    const { account, key, ledger, reserve } = await leasingInstance('long-lived', 60_000, { store: test.store, clock, createId });
+    const other = new Ledger({ store: test.store, clock, createId }, { instanceId: createId('ins'), instanceTimeoutMs: 60_000 });
+    await other.startInstance();
+    // A request every 20 s (never idle) for two hours and ten minutes, each settled; the upkeep of
+    // `serve` runs between them on both instances (heartbeat, sweep, idle leases). One grant
+    // (1,000 requests' worth) covers all 391, so the lease row is never grown (nor its lifetime renewed).
+    let leaseId: string | undefined;
+    for (let step = 0; step <= 390; step += 1) {
+      clock.advance(20_000);
+      for (const instance of [ledger, other]) {
+        expect(await instance.heartbeat()).toBe(true);
+        await instance.sweep();
+        await instance.returnIdleLeases();
+      }
+      const held = await reserve();
+      leaseId ??= held.leaseId;
+      expect(held.leaseId).toBe(leaseId);
+      const row = await test.store.db.selectFrom('reservations').select('amount').where('id', '=', leaseId!).executeTakeFirst();
+      expect(BigInt(row?.amount ?? -1n)).toBeGreaterThanOrEqual(amount);
+      await ledger.settle(held, amount);
+    }
+    await ledger.returnLeases();
+    await other.stopInstance();
+    expect(await money(account.id, key.id)).toMatchObject({ reserved: 0n, held: 0n, usage: 391n * amount, leases: 0 });
+  });
+
   it('an instance whose last committed heartbeat is older than two thirds of the instance timeout reserves the exact way, and leases again once it beats', async () => {
     const clock = new ManualClock(Date.now());
     const { account, key, ledger, reserve } = await leasingInstance('silent', 3_000, { store: test.store, clock, createId });
@@ -228,15 +256,15 @@ for (const database of testDatabases()) describe(`lease invariants on ${database
     await expectNothingHeld(account, key);
   });
 
-  it.skipIf(database.name !== 'postgres')('clocks ten minutes apart, 200 instance timeouts: a sweeper ahead does not take a live instance for dead, nor does anyone an instance behind (beats stamped and judged by the database clock)', async () => {
-    // A live instance whose clock is ten minutes behind, beating as it should. (Not hours: a
-    // reservation's two-hour lifetime is still stamped by its instance's clock.)
-    const { account, key, ledger: behind, reserve } = await leasingInstance('skewed', 3_000, skewedContext(-600_000));
+  it.skipIf(database.name !== 'postgres')('clocks three hours apart, beyond the two-hour reservation lifetime: a sweeper ahead neither takes a live instance for dead nor expires its lease, nor does anyone an instance behind (beats stamped and judged by the database clock; reservations expired only by their own instance)', async () => {
+    // A live instance whose clock is three hours behind, beating as it should.
+    const skewMs = 3 * 60 * 60 * 1000;
+    const { account, key, ledger: behind, reserve } = await leasingInstance('skewed', 3_000, skewedContext(-skewMs));
     const held = await reserve();
     expect(held.leaseId).toBeDefined();
     expect(await behind.heartbeat()).toBe(true);
-    // Sweepers ten minutes ahead and on the true time find it alive: its lease row stays held.
-    for (const offsetMs of [600_000, 0]) {
+    // Sweepers three hours ahead and on the true time find it alive and its lease not expired: its row stays held.
+    for (const offsetMs of [skewMs, 0]) {
       expect(await new Ledger(skewedContext(offsetMs), { instanceId: createId('ins'), instanceTimeoutMs: 3_000 }).sweep()).toBe(0);
     }
     expect(await behind.heartbeat()).toBe(true);

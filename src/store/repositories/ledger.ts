@@ -3,9 +3,23 @@ import type { Database } from '../database.js';
 import { toBigInt } from '../convert.js';
 import { heartbeatTimeOf, type HeartbeatTime } from './instances.js';
 
-/** Ids of reservations that outlived their bound (their request crashed or was lost). */
-export async function listExpiredReservations(db: Kysely<Database>, now: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('reservations').select('id').where('expires_at', '<', now).orderBy('expires_at').limit(limit).execute();
+/**
+ * Ids of reservations that outlived their bound (their request crashed or was lost), judged by
+ * the clock that stamped them: the durable ones (tasks: no instance) and the caller's own
+ * per-request ones. Another live instance's reservations are its own to expire, and a dead one's
+ * are orphaned (`listOrphanedReservations`), so no two instances' clocks are compared. A lease row
+ * (its `request_id` is its own id) never expires while its instance beats: it holds what that
+ * instance's requests hold, for as long as they use it (docs/leases.md).
+ */
+export async function listExpiredReservations(db: Kysely<Database>, now: string, instanceId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('reservations')
+    .select('id')
+    .where('expires_at', '<', now)
+    .where((eb) => eb.or([eb('instance_id', 'is', null), eb.and([eb('instance_id', '=', instanceId), eb('request_id', '<>', eb.ref('id'))])]))
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.id);
 }
 
