@@ -28,6 +28,12 @@ import type { TextRequest } from '../core/text-request.js';
  *
  * Building the encoder is ~0.4 s of work; `serve` calls `prepareTokenizer` before it listens, so
  * that no request waits for it.
+ *
+ * A count always answers. When the worker cannot (it died, or its count threw), the text is
+ * counted at one token per four UTF-8 bytes (about right for English, a little under one token a
+ * character for CJK), the failure is told to the listener `serve` sets, and the next count starts a
+ * fresh worker. Left to reject, a failed count stopped the settlement of a stream whose usage had
+ * to be estimated: its reservation stayed held until its two-hour lifetime ran out.
  */
 
 /** The longest run of one character class counted whole (see above). */
@@ -69,38 +75,49 @@ parentPort.on('message', ({ id, text }) => {
 type Count = (text: string) => Promise<number>;
 
 let count: Count | undefined;
+let worker: Worker | undefined;
+let failureListener: ((error: Error) => void) | undefined;
+
+/** Who hears of a count that fell back to the byte approximation (`serve`: its log). */
+export function onTokenCountFailure(listener: ((error: Error) => void) | undefined): void {
+  failureListener = listener;
+}
 
 function startWorker(): Count {
   const require = createRequire(import.meta.url);
-  const worker = new Worker(workerSource, { eval: true, workerData: { tokenizer: require.resolve('gpt-tokenizer/encoding/o200k_base') } });
+  const started = new Worker(workerSource, { eval: true, workerData: { tokenizer: require.resolve('gpt-tokenizer/encoding/o200k_base') } });
+  worker = started;
   // Idle, the worker does not keep the process alive; while a count is under way it does.
-  worker.unref();
+  started.unref();
   const pending = new Map<number, { resolve(count: number): void; reject(error: Error): void }>();
   let nextId = 0;
   const countInWorker: Count = (text) => {
     const id = nextId++;
-    if (pending.size === 0) worker.ref();
+    if (pending.size === 0) started.ref();
     return new Promise<number>((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      worker.postMessage({ id, text });
+      started.postMessage({ id, text });
     });
   };
   const fail = (error: Error) => {
     // The next count starts a new worker; those under way fail with this one.
-    if (count === countInWorker) count = undefined;
+    if (count === countInWorker) {
+      count = undefined;
+      worker = undefined;
+    }
     for (const waiter of pending.values()) waiter.reject(error);
     pending.clear();
   };
-  worker.on('message', (message: { id: number; count?: number; error?: string }) => {
+  started.on('message', (message: { id: number; count?: number; error?: string }) => {
     const waiter = pending.get(message.id);
     if (!waiter) return;
     pending.delete(message.id);
-    if (pending.size === 0) worker.unref();
+    if (pending.size === 0) started.unref();
     if (message.error === undefined) waiter.resolve(message.count!);
     else waiter.reject(new Error(`token count failed: ${message.error}`));
   });
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`the token counter's worker exited (${code})`)));
+  started.on('error', fail);
+  started.on('exit', (code) => fail(new Error(`the token counter's worker exited (${code})`)));
   return countInWorker;
 }
 
@@ -110,10 +127,23 @@ export async function prepareTokenizer(): Promise<void> {
   await count('ready');
 }
 
+/** Stops the worker (at shutdown): counts under way answer the approximation; a later count starts another. */
+export async function closeTokenizer(): Promise<void> {
+  const stopping = worker;
+  count = undefined;
+  worker = undefined;
+  await stopping?.terminate();
+}
+
 export async function countTextTokens(text: string): Promise<number> {
   if (text === '') return 0;
   count ??= startWorker();
-  return count(text);
+  try {
+    return await count(text);
+  } catch (error) {
+    failureListener?.(error instanceof Error ? error : new Error(String(error)));
+    return Math.ceil(Buffer.byteLength(text) / 4);
+  }
 }
 
 /** Per-message framing tokens, as OpenAI's chat format adds them. */

@@ -1,5 +1,5 @@
 import { buildApp } from '../app.js';
-import { prepareTokenizer } from '../billing/count-tokens.js';
+import { closeTokenizer, onTokenCountFailure, prepareTokenizer } from '../billing/count-tokens.js';
 import { loadConfig } from '../config/load-config.js';
 import { closeContext, createContext } from '../create-context.js';
 import { defaultHttpLimits } from '../http/http-limits.js';
@@ -22,6 +22,7 @@ export async function serve(): Promise<void> {
   // Built before listening too: lazily, it would stall every request then in flight.
   await prepareTokenizer();
   const context = await createContext(config, { instanceTimeoutMs, settleWaitMs });
+  onTokenCountFailure((error) => context.logger.warn({ err: error }, 'token count failed; the text was counted at four bytes a token'));
   // Reservations left by a crashed instance (ours before a restart, or another's) are released
   // here and by the periodic sweep, so no money stays held by requests that no longer exist.
   const released = await context.ledger.sweep();
@@ -70,6 +71,7 @@ export async function serve(): Promise<void> {
       // take this one for dead during a long drain and release reservations still in use.
       clearInterval(upkeep);
       await closeContext(context);
+      await closeTokenizer();
     }
     process.exit(0);
   };
