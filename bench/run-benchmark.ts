@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { cleanUp, createScratchDirectory } from './child-process.js';
@@ -374,6 +374,8 @@ async function measureTarget(target: RunningTarget, options: BenchmarkOptions, s
 async function profileSwitchyard(name: TargetName, options: BenchmarkOptions, simulator: RunningSimulator, directory: string): Promise<ProfileSummary | null> {
   const profileDirectory = options.profileDirectory ?? join(directory, 'profile');
   const file = join(profileDirectory, PROFILE_NAME);
+  // `--out` names a directory that `writeResults` creates only after the run.
+  await mkdir(profileDirectory, { recursive: true });
   await rm(file, { force: true });
   // Every thread writes a profile of its own (the token counter is a worker thread): under one
   // `--cpu-prof-name` the last to exit overwrote the others, and the summary was the worker's.
