@@ -74,8 +74,13 @@ parentPort.on('message', ({ id, text }) => {
 
 type Count = (text: string) => Promise<number>;
 
-let count: Count | undefined;
-let worker: Worker | undefined;
+/** The worker that counts, and the function that asks it. */
+interface Counter {
+  count: Count;
+  worker: Worker;
+}
+
+let counter: Counter | undefined;
 let failureListener: ((error: Error) => void) | undefined;
 
 /** Who hears of a count that fell back to the byte approximation (`serve`: its log). */
@@ -83,63 +88,61 @@ export function onTokenCountFailure(listener: ((error: Error) => void) | undefin
   failureListener = listener;
 }
 
-function startWorker(): Count {
+function startWorker(): Counter {
   const require = createRequire(import.meta.url);
-  const started = new Worker(workerSource, { eval: true, workerData: { tokenizer: require.resolve('gpt-tokenizer/encoding/o200k_base') } });
-  worker = started;
+  const worker = new Worker(workerSource, { eval: true, workerData: { tokenizer: require.resolve('gpt-tokenizer/encoding/o200k_base') } });
   // Idle, the worker does not keep the process alive; while a count is under way it does.
-  started.unref();
+  worker.unref();
   const pending = new Map<number, { resolve(count: number): void; reject(error: Error): void }>();
   let nextId = 0;
-  const countInWorker: Count = (text) => {
-    const id = nextId++;
-    if (pending.size === 0) started.ref();
-    return new Promise<number>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      started.postMessage({ id, text });
-    });
+  const started: Counter = {
+    worker,
+    count: (text) => {
+      const id = nextId++;
+      if (pending.size === 0) worker.ref();
+      return new Promise<number>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, text });
+      });
+    },
   };
   const fail = (error: Error) => {
     // The next count starts a new worker; those under way fail with this one.
-    if (count === countInWorker) {
-      count = undefined;
-      worker = undefined;
-    }
+    if (counter === started) counter = undefined;
     for (const waiter of pending.values()) waiter.reject(error);
     pending.clear();
   };
-  started.on('message', (message: { id: number; count?: number; error?: string }) => {
+  worker.on('message', (message: { id: number; count?: number; error?: string }) => {
     const waiter = pending.get(message.id);
     if (!waiter) return;
     pending.delete(message.id);
-    if (pending.size === 0) started.unref();
+    if (pending.size === 0) worker.unref();
     if (message.error === undefined) waiter.resolve(message.count!);
     else waiter.reject(new Error(`token count failed: ${message.error}`));
   });
-  started.on('error', fail);
-  started.on('exit', (code) => fail(new Error(`the token counter's worker exited (${code})`)));
-  return countInWorker;
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the token counter's worker exited (${code})`)));
+  return started;
 }
 
 /** Builds the encoder now, so that no request pays for it (see above): a first count's answer waits for it. */
 export async function prepareTokenizer(): Promise<void> {
-  count ??= startWorker();
-  await count('ready');
+  counter ??= startWorker();
+  await counter.count('ready');
 }
 
 /** Stops the worker (at shutdown): counts under way answer the approximation; a later count starts another. */
 export async function closeTokenizer(): Promise<void> {
-  const stopping = worker;
-  count = undefined;
-  worker = undefined;
-  await stopping?.terminate();
+  const stopping = counter;
+  counter = undefined;
+  await stopping?.worker.terminate();
 }
 
 export async function countTextTokens(text: string): Promise<number> {
   if (text === '') return 0;
-  count ??= startWorker();
+  counter ??= startWorker();
   try {
-    return await count(text);
+    return await counter.count(text);
   } catch (error) {
     failureListener?.(error instanceof Error ? error : new Error(String(error)));
     return Math.ceil(Buffer.byteLength(text) / 4);
