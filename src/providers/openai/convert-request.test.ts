@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/content.js';
 import type { TextRequest } from '../../core/text-request.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { convertToChatCompletionsRequest, type ChatCompletionsTarget } from './convert-request.js';
+import { convertToChatCompletionsRequest, isOpenAiHost, type ChatCompletionsTarget } from './convert-request.js';
 
 const openai: ChatCompletionsTarget = { providerModel: 'gpt-4o-mini', baseUrl: 'https://api.openai.com/v1', stream: false };
 const groq: ChatCompletionsTarget = { providerModel: 'llama-3.3-70b-versatile', baseUrl: 'https://api.groq.com/openai/v1', stream: false };
@@ -221,6 +221,15 @@ describe('convertToChatCompletionsRequest', () => {
       expect(body.max_tokens).toBe(256);
       expect(body).not.toHaveProperty('max_completion_tokens');
     });
+  });
+
+  it('tells api.openai.com from other hosts, call after call (the answer is remembered per base URL)', () => {
+    for (let round = 0; round < 3; round += 1) {
+      expect(isOpenAiHost('https://api.openai.com/v1')).toBe(true);
+      expect(isOpenAiHost('https://openrouter.ai/api/v1')).toBe(false);
+      expect(isOpenAiHost('https://api.openai.com.example.net/v1')).toBe(false);
+      expect(isOpenAiHost('not a url')).toBe(false);
+    }
   });
 
   describe('top_k', () => {

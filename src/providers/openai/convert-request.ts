@@ -83,10 +83,14 @@ function convertResponseFormat(format: ResponseFormat): ChatResponseFormat {
   return { type: 'json_schema', json_schema: { name, schema, description, strict } };
 }
 
+/** Per configured base URL (a finite set): the relay asks on every request, and a URL parse costs ~1–2 µs. */
+const openAiHosts = new Map<string, boolean>();
+
 export function isOpenAiHost(baseUrl: string): boolean {
-  try {
-    return new URL(baseUrl).hostname === 'api.openai.com';
-  } catch {
-    return false;
+  let openai = openAiHosts.get(baseUrl);
+  if (openai === undefined) {
+    openai = URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.openai.com';
+    openAiHosts.set(baseUrl, openai);
   }
+  return openai;
 }
