@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -32,6 +32,34 @@ export function readCpuMicros(pid: number): number | null {
   const userTicks = Number(fields[11]);
   const systemTicks = Number(fields[12]);
   return ((userTicks + systemTicks) * 1_000_000) / clockTicksPerSecond();
+}
+
+/**
+ * CPU time (µs) used so far by every process on this machine whose command is `command`
+ * (`/proc/<pid>/comm`: `postgres` for the postmaster and all its backends and workers,
+ * `redis-server`). A process that exits between two readings takes its time with it, and one
+ * started between them counts from zero, so the difference of two readings is what the
+ * processes alive across the window used. Null where /proc is not available.
+ */
+export function readCommandCpuMicros(command: string): number | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let name: string;
+    try {
+      name = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (name === command) total += readCpuMicros(Number(entry)) ?? 0;
+  }
+  return total;
 }
 
 export interface MemoryReading {

@@ -102,6 +102,13 @@ export interface PhaseResult {
   proxy: { cpuMicrosPerRequest: number; cpuMicrosPerChunk: number | null; rssMb: number; peakRssMb: number } | null;
   upstreamCpuMicrosPerRequest: number | null;
   clientCpuMicrosPerRequest: number;
+  /**
+   * Scale-out targets whose database and Redis run on this machine: the CPU of every `postgres`
+   * and every `redis-server` process during the measured requests, per request. They share the
+   * cores with the gateway, so this is the rest of what one request costs the machine (other
+   * clients of the same servers count too). Null otherwise.
+   */
+  serverCpuMicrosPerRequest: { postgres: number; redis: number } | null;
 }
 
 export type TargetStatus = { status: 'measured' } | { status: 'unavailable'; reason: string } | { status: 'skipped' };
@@ -207,6 +214,10 @@ function toPhaseResult(target: TargetName, mode: Mode, concurrency: number, meas
           },
     upstreamCpuMicrosPerRequest: measured.upstreamCpuMicros === null || handled === 0 ? null : Math.round(measured.upstreamCpuMicros / handled),
     clientCpuMicrosPerRequest: Math.round(load.clientCpuMicrosPerRequest),
+    serverCpuMicrosPerRequest:
+      measured.serverCpuMicros === null || handled === 0
+        ? null
+        : { postgres: Math.round((measured.serverCpuMicros[POSTGRES_COMMAND] ?? 0) / handled), redis: Math.round((measured.serverCpuMicros[REDIS_COMMAND] ?? 0) / handled) },
   };
 }
 
@@ -345,13 +356,32 @@ async function startTarget(name: TargetName, options: BenchmarkOptions, simulato
   }
 }
 
+const POSTGRES_COMMAND = 'postgres';
+const REDIS_COMMAND = 'redis-server';
+
+/** Whether the scale-out targets' PostgreSQL and Redis are on this machine (loopback or a local socket). */
+function serversRunHere(options: BenchmarkOptions): boolean {
+  const local = (url: string | null | undefined) => {
+    if (!url) return false;
+    try {
+      const { hostname, searchParams } = new URL(url);
+      const host = hostname || searchParams.get('host') || '';
+      return host === '' || host.startsWith('/') || host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+    } catch {
+      return false;
+    }
+  };
+  return local(options.databaseUrl) && local(options.redisUrl);
+}
+
 async function measureTarget(target: RunningTarget, options: BenchmarkOptions, simulator: RunningSimulator): Promise<PhaseResult[]> {
   const results: PhaseResult[] = [];
   const timeoutMs = (2 * options.maxPhaseSeconds + 60) * 1000;
   for (const mode of options.modes) {
     const requests = mode === 'json' ? options.requests : options.streamRequests;
     const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
-    const measured = await runLoadPhase(options.root, job, { proxy: target.pids ?? target.pid, upstream: simulator.pid }, timeoutMs);
+    const servers = SCALE_OUT_TARGETS.includes(target.name as ScaleOutTargetName) && serversRunHere(options) ? [POSTGRES_COMMAND, REDIS_COMMAND] : undefined;
+    const measured = await runLoadPhase(options.root, job, { proxy: target.pids ?? target.pid, upstream: simulator.pid, servers }, timeoutMs);
     let probe: PhaseMeasurement | null = null;
     if (options.probeRequests > 0 && measured.load.completed > 0) {
       const probeJob = loadJob(target, mode, 1, Math.min(20, options.probeRequests), options.probeRequests, options.maxPhaseSeconds);
@@ -360,7 +390,9 @@ async function measureTarget(target: RunningTarget, options: BenchmarkOptions, s
     const result = toPhaseResult(target.name, mode, options.concurrency, measured, probe);
     options.log?.(
       `  ${target.name} ${mode}: ${result.throughput} req/s, p50 ${result.latencyMs.p50} ms, ` +
-        `proxy CPU ${result.proxy?.cpuMicrosPerRequest ?? '-'} µs/req, errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
+        `proxy CPU ${result.proxy?.cpuMicrosPerRequest ?? '-'} µs/req, ` +
+        (result.serverCpuMicrosPerRequest ? `PostgreSQL ${result.serverCpuMicrosPerRequest.postgres} µs/req, Redis ${result.serverCpuMicrosPerRequest.redis} µs/req, ` : '') +
+        `errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
     );
     results.push(result);
   }

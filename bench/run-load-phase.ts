@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { childEnvironment, spawnChild } from './child-process.js';
 import type { LoadJob, LoadResult } from './load-generator.js';
-import { readCpuMicros, readMemory, type MemoryReading } from './process-stats.js';
+import { readCommandCpuMicros, readCpuMicros, readMemory, type MemoryReading } from './process-stats.js';
 import type { TimeWindow } from './summarize-cpu-profile.js';
 
 export interface PhaseMeasurement {
@@ -11,6 +11,8 @@ export interface PhaseMeasurement {
   proxyMemory: MemoryReading | null;
   /** CPU the simulator used meanwhile (µs): shows it is not what the benchmark measures. */
   upstreamCpuMicros: number | null;
+  /** CPU each of the `servers` commands used meanwhile (µs, all its processes), when asked for. */
+  serverCpuMicros: Record<string, number> | null;
   /** When the measured requests ran, on the monotonic clock (for a CPU profile's samples). */
   window: TimeWindow;
 }
@@ -27,7 +29,7 @@ type ChildMessage = { type: 'warm' } | { type: 'result'; result: LoadResult } | 
 export async function runLoadPhase(
   root: string,
   job: LoadJob,
-  pids: { proxy: number | number[] | null; upstream: number },
+  pids: { proxy: number | number[] | null; upstream: number; servers?: readonly string[] },
   timeoutMs: number,
 ): Promise<PhaseMeasurement> {
   const child = spawnChild('load generator', process.execPath, ['--import', 'tsx', join(root, 'bench', 'load-generator.ts')], {
@@ -53,6 +55,9 @@ export async function runLoadPhase(
   };
   let proxyBefore: number | null = null;
   let upstreamBefore: number | null = null;
+  const servers = pids.servers ?? [];
+  const readServerCpu = () => servers.map((command) => readCommandCpuMicros(command));
+  let serversBefore: Array<number | null> = [];
   let measuredFrom = 0;
   const outcome = new Promise<PhaseMeasurement>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`load phase did not finish within ${timeoutMs} ms`)), timeoutMs);
@@ -60,6 +65,7 @@ export async function runLoadPhase(
       if (message.type === 'warm') {
         proxyBefore = proxies.length === 0 ? null : readProxyCpu();
         upstreamBefore = readCpuMicros(pids.upstream);
+        serversBefore = readServerCpu();
         measuredFrom = monotonicMicros();
         child.process.send({ type: 'go' });
       } else if (message.type === 'result') {
@@ -67,11 +73,14 @@ export async function runLoadPhase(
         const window = { fromMicros: measuredFrom, toMicros: monotonicMicros() };
         const proxyAfter = proxies.length === 0 ? null : readProxyCpu();
         const upstreamAfter = readCpuMicros(pids.upstream);
+        const serversAfter = readServerCpu();
+        const serverCpuMicros = servers.length === 0 ? null : serverCpuBetween(servers, serversBefore, serversAfter);
         resolve({
           load: message.result,
           proxyCpuMicros: proxyAfter === null || proxyBefore === null ? null : proxyAfter - proxyBefore,
           proxyMemory: proxies.length === 0 ? null : readProxyMemory(),
           upstreamCpuMicros: upstreamAfter === null || upstreamBefore === null ? null : upstreamAfter - upstreamBefore,
+          serverCpuMicros,
           window,
         });
       } else if (message.type === 'failed') {
@@ -90,4 +99,16 @@ export async function runLoadPhase(
   } finally {
     await child.stop(1000);
   }
+}
+
+/** Each command's CPU between two readings, or null when any reading is missing. */
+function serverCpuBetween(servers: readonly string[], before: Array<number | null>, after: Array<number | null>): Record<string, number> | null {
+  const used: Record<string, number> = {};
+  for (let index = 0; index < servers.length; index += 1) {
+    const from = before[index];
+    const to = after[index];
+    if (from == null || to == null) return null;
+    used[servers[index]] = to - from;
+  }
+  return used;
 }
