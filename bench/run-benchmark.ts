@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { cleanUp, createScratchDirectory } from './child-process.js';
 import type { LatencySummary, LoadJob } from './load-generator.js';
 import { clockTicksPerSecond, round, waitForQuietMachine } from './process-stats.js';
-import { runLoadPhase, type PhaseMeasurement } from './run-load-phase.js';
+import { runLoadPhase, type PhaseMeasurement, type ServerCommands } from './run-load-phase.js';
 import {
   directTarget,
   portkeyEntry,
@@ -217,7 +217,7 @@ function toPhaseResult(target: TargetName, mode: Mode, concurrency: number, meas
     serverCpuMicrosPerRequest:
       measured.serverCpuMicros === null || handled === 0
         ? null
-        : { postgres: Math.round((measured.serverCpuMicros[POSTGRES_COMMAND] ?? 0) / handled), redis: Math.round((measured.serverCpuMicros[REDIS_COMMAND] ?? 0) / handled) },
+        : { postgres: Math.round(measured.serverCpuMicros.postgres / handled), redis: Math.round(measured.serverCpuMicros.redis / handled) },
   };
 }
 
@@ -356,8 +356,7 @@ async function startTarget(name: TargetName, options: BenchmarkOptions, simulato
   }
 }
 
-const POSTGRES_COMMAND = 'postgres';
-const REDIS_COMMAND = 'redis-server';
+const SERVER_COMMANDS: ServerCommands = { postgres: 'postgres', redis: 'redis-server' };
 
 /** Whether the scale-out targets' PostgreSQL and Redis are on this machine (loopback or a local socket). */
 function serversRunHere(options: BenchmarkOptions): boolean {
@@ -380,7 +379,7 @@ async function measureTarget(target: RunningTarget, options: BenchmarkOptions, s
   for (const mode of options.modes) {
     const requests = mode === 'json' ? options.requests : options.streamRequests;
     const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
-    const servers = SCALE_OUT_TARGETS.includes(target.name as ScaleOutTargetName) && serversRunHere(options) ? [POSTGRES_COMMAND, REDIS_COMMAND] : undefined;
+    const servers = SCALE_OUT_TARGETS.includes(target.name as ScaleOutTargetName) && serversRunHere(options) ? SERVER_COMMANDS : undefined;
     const measured = await runLoadPhase(options.root, job, { proxy: target.pids ?? target.pid, upstream: simulator.pid, servers }, timeoutMs);
     let probe: PhaseMeasurement | null = null;
     if (options.probeRequests > 0 && measured.load.completed > 0) {

@@ -11,13 +11,24 @@ export interface PhaseMeasurement {
   proxyMemory: MemoryReading | null;
   /** CPU the simulator used meanwhile (µs): shows it is not what the benchmark measures. */
   upstreamCpuMicros: number | null;
-  /** CPU each of the `servers` commands used meanwhile (µs, all its processes), when asked for. */
-  serverCpuMicros: Record<string, number> | null;
+  /** CPU the database's and Redis's processes used meanwhile (µs), when `servers` named them. */
+  serverCpuMicros: ServerReading | null;
   /** When the measured requests ran, on the monotonic clock (for a CPU profile's samples). */
   window: TimeWindow;
 }
 
 const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/** The commands (`/proc/<pid>/comm`) of the scale-out targets' PostgreSQL and Redis processes. */
+export interface ServerCommands {
+  postgres: string;
+  redis: string;
+}
+
+export interface ServerReading {
+  postgres: number;
+  redis: number;
+}
 
 type ChildMessage = { type: 'warm' } | { type: 'result'; result: LoadResult } | { type: 'failed'; message: string };
 
@@ -29,7 +40,7 @@ type ChildMessage = { type: 'warm' } | { type: 'result'; result: LoadResult } | 
 export async function runLoadPhase(
   root: string,
   job: LoadJob,
-  pids: { proxy: number | number[] | null; upstream: number; servers?: readonly string[] },
+  pids: { proxy: number | number[] | null; upstream: number; servers?: ServerCommands },
   timeoutMs: number,
 ): Promise<PhaseMeasurement> {
   const child = spawnChild('load generator', process.execPath, ['--import', 'tsx', join(root, 'bench', 'load-generator.ts')], {
@@ -55,9 +66,14 @@ export async function runLoadPhase(
   };
   let proxyBefore: number | null = null;
   let upstreamBefore: number | null = null;
-  const servers = pids.servers ?? [];
-  const readServerCpu = () => servers.map((command) => readCommandCpuMicros(command));
-  let serversBefore: Array<number | null> = [];
+  const { servers } = pids;
+  const readServerCpu = (): ServerReading | null => {
+    if (!servers) return null;
+    const postgres = readCommandCpuMicros(servers.postgres);
+    const redis = readCommandCpuMicros(servers.redis);
+    return postgres === null || redis === null ? null : { postgres, redis };
+  };
+  let serversBefore: ServerReading | null = null;
   let measuredFrom = 0;
   const outcome = new Promise<PhaseMeasurement>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`load phase did not finish within ${timeoutMs} ms`)), timeoutMs);
@@ -74,7 +90,8 @@ export async function runLoadPhase(
         const proxyAfter = proxies.length === 0 ? null : readProxyCpu();
         const upstreamAfter = readCpuMicros(pids.upstream);
         const serversAfter = readServerCpu();
-        const serverCpuMicros = servers.length === 0 ? null : serverCpuBetween(servers, serversBefore, serversAfter);
+        const serverCpuMicros =
+          serversAfter === null || serversBefore === null ? null : { postgres: serversAfter.postgres - serversBefore.postgres, redis: serversAfter.redis - serversBefore.redis };
         resolve({
           load: message.result,
           proxyCpuMicros: proxyAfter === null || proxyBefore === null ? null : proxyAfter - proxyBefore,
@@ -99,16 +116,4 @@ export async function runLoadPhase(
   } finally {
     await child.stop(1000);
   }
-}
-
-/** Each command's CPU between two readings, or null when any reading is missing. */
-function serverCpuBetween(servers: readonly string[], before: Array<number | null>, after: Array<number | null>): Record<string, number> | null {
-  const used: Record<string, number> = {};
-  for (let index = 0; index < servers.length; index += 1) {
-    const from = before[index];
-    const to = after[index];
-    if (from == null || to == null) return null;
-    used[servers[index]] = to - from;
-  }
-  return used;
 }
