@@ -23,6 +23,7 @@ import { writeBooksSqlite } from '../src/billing/write-books-sqlite.js';
 import { createId } from '../src/core/ids.js';
 import { createStore, migrateToLatest, type Store } from '../src/store/create-store.js';
 import { insertAccount } from '../src/store/repositories/accounts.js';
+import { round } from './process-stats.js';
 import { framesByOwner, readPageOwners, readWalCommits } from './read-wal-frames.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, batches: { type: 'string', default: '6000' }, size: { type: 'string', default: '10' } } });
@@ -129,11 +130,11 @@ const report: Record<string, unknown> = { rounds, batches, size };
 for (const order of orders) {
   const frames = await sampleFrames(order);
   report[order] = {
-    cpuMicrosPerSettlement: Number(median(cpu.get(order)!.map((one) => one.micros)).toFixed(1)),
-    systemMicrosPerSettlement: Number(median(cpu.get(order)!.map((one) => one.systemMicros)).toFixed(1)),
-    walFramesPerCommit: Number(frames.framesPerCommit.toFixed(1)),
-    walFramesPerSettlement: Number((frames.framesPerCommit / size).toFixed(2)),
-    walFramesPerCommitBy: Object.fromEntries(frames.byOwner.filter((one) => one.framesPerCommit >= 0.05).map((one) => [one.owner, Number(one.framesPerCommit.toFixed(2))])),
+    cpuMicrosPerSettlement: round(median(cpu.get(order)!.map((one) => one.micros)), 1),
+    systemMicrosPerSettlement: round(median(cpu.get(order)!.map((one) => one.systemMicros)), 1),
+    walFramesPerCommit: round(frames.framesPerCommit, 1),
+    walFramesPerSettlement: round(frames.framesPerCommit / size, 2),
+    walFramesPerCommitBy: Object.fromEntries(frames.byOwner.filter((one) => one.framesPerCommit >= 0.05).map((one) => [one.owner, round(one.framesPerCommit, 2)])),
   };
 }
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -50,6 +50,6 @@ export function framesByOwner(commits: readonly number[][], owners: ReadonlyMap<
     }
   }
   return [...counts]
-    .map(([owner, count]) => ({ owner, framesPerCommit: commits.length === 0 ? 0 : count / commits.length }))
+    .map(([owner, count]) => ({ owner, framesPerCommit: count / commits.length }))
     .sort((a, b) => b.framesPerCommit - a.framesPerCommit);
 }

@@ -8,19 +8,28 @@ import { framesByOwner, readPageOwners, readWalCommits } from '../../bench/read-
 const directory = mkdtempSync(join(tmpdir(), 'switchyard-wal-frames-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
+/** A fresh database in WAL mode, no automatic checkpoint, its log empty; closed after `use`. */
+function withWalDatabase(name: string, use: (database: SqliteDatabase.Database, walPath: string) => void): void {
+  const path = join(directory, name);
+  const database = new SqliteDatabase(path);
+  try {
+    database.pragma('journal_mode = WAL');
+    database.pragma('wal_autocheckpoint = 0');
+    use(database, `${path}-wal`);
+  } finally {
+    database.close();
+  }
+}
+
 describe('readWalCommits', () => {
   it('reads each commit of the current log as its pages, and attributes them to their table or index', () => {
-    const path = join(directory, 'frames.sqlite');
-    const database = new SqliteDatabase(path);
-    try {
-      database.pragma('journal_mode = WAL');
-      database.pragma('wal_autocheckpoint = 0');
+    withWalDatabase('frames.sqlite', (database, walPath) => {
       database.exec('create table items (id integer primary key, name text not null); create index items_name_idx on items (name)');
       database.pragma('wal_checkpoint(TRUNCATE)');
       const insert = database.prepare('insert into items (name) values (?)');
       // Three transactions of one small row each: each commits one leaf of the table and one of the index.
       for (const name of ['a', 'b', 'c']) database.transaction(() => insert.run(name))();
-      const commits = readWalCommits(`${path}-wal`);
+      const commits = readWalCommits(walPath);
       expect(commits).toHaveLength(3);
       const owners = readPageOwners(database);
       for (const commit of commits) {
@@ -34,21 +43,14 @@ describe('readWalCommits', () => {
       // After a checkpoint the log starts over: the frames of the old generation past the new end are not read.
       database.pragma('wal_checkpoint(RESTART)');
       database.transaction(() => insert.run('d'))();
-      expect(readWalCommits(`${path}-wal`)).toHaveLength(1);
-    } finally {
-      database.close();
-    }
+      expect(readWalCommits(walPath)).toHaveLength(1);
+    });
   });
 
   it('reads no commit from an empty log', () => {
-    const path = join(directory, 'empty.sqlite');
-    const database = new SqliteDatabase(path);
-    try {
-      database.pragma('journal_mode = WAL');
+    withWalDatabase('empty.sqlite', (database, walPath) => {
       database.pragma('wal_checkpoint(TRUNCATE)');
-      expect(readWalCommits(`${path}-wal`)).toEqual([]);
-    } finally {
-      database.close();
-    }
+      expect(readWalCommits(walPath)).toEqual([]);
+    });
   });
 });
