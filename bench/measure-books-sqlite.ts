@@ -22,7 +22,7 @@ import type { RequestRecord } from '../src/billing/request-record.js';
 import { writeBooksSqlite } from '../src/billing/write-books-sqlite.js';
 import { createId } from '../src/core/ids.js';
 import { createStore, migrateToLatest, type Store } from '../src/store/create-store.js';
-import { insertAccount } from '../src/store/repositories/accounts.js';
+import { seedLeaseBooks } from './lease-books.js';
 import { round } from './process-stats.js';
 import { framesByOwner, readPageOwners, readWalCommits } from './read-wal-frames.js';
 
@@ -43,22 +43,8 @@ interface Books {
 async function openBooks(path: string, order: Order, backgroundCheckpoints: boolean): Promise<Books> {
   const store = await createStore(`sqlite:${path}`, { backgroundCheckpoints });
   await migrateToLatest(store);
-  const database = store.sqlite!;
-  const accountId = createId('acc');
-  const now = new Date().toISOString();
-  await insertAccount(store.db, { id: accountId, name: 'bench', createdAt: now });
-  // One lease row holds far more than the run charges, as an instance's lease does between top-ups.
-  const leaseId = createId('lse');
-  const held = 10n ** 15n;
-  database.prepare('update accounts set total_credits = ?, reserved = ? where id = ?').run(10n * held, held, accountId);
-  database
-    .prepare('insert into reservations (id, account_id, key_id, request_id, amount, created_at, expires_at, instance_id) values (?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(leaseId, accountId, null, leaseId, held, now, '2999-01-01T00:00:00.000Z', 'ins_bench');
-  const record = (): RequestRecord => ({
-    id: createId('req'), accountId, keyId: null, model: 'bench/gpt-sim', provider: 'bench-sim', endpoint: '/chat/completions', streamed: false,
-    status: 'completed', errorCode: null, latencyMs: 12, promptTokens: 12, completionTokens: 16, cachedTokens: 0, reasoningTokens: 0, cost,
-    estimated: false, createdAt: new Date().toISOString(), endUser: null, omitted: null, webSearchRequests: null, toolCost: null,
-  });
+  const lease = await seedLeaseBooks(store, cost);
+  const record = (): RequestRecord => lease.record(createId('req'));
   const waiting: RequestRecord[] = [];
   const next = (): RequestRecord => {
     if (order === 'start') return record();
@@ -70,7 +56,7 @@ async function openBooks(path: string, order: Order, backgroundCheckpoints: bool
     batch() {
       const items: BookItem[] = Array.from({ length: size }, () => {
         const row = next();
-        return { row, settlement: { reservationId: leaseId, leaseHeld: cost, accountId, keyId: null, requestId: row.id, cost } };
+        return { row, settlement: lease.settlement(row.id, cost) };
       });
       return { items, createdAt: new Date().toISOString(), ledgerId: () => createId('led') };
     },

@@ -29,11 +29,19 @@ export interface MinimalProxyOptions {
   host?: string;
   port?: number;
   connections?: number;
+  /**
+   * Not part of the floor (`lower-bound-proxy.ts` uses it): called for each request with a body
+   * before its answer is written, with the answer's parsed JSON (a stream: before it ends, with
+   * undefined), and waited for.
+   */
+  beforeAnswer?: BeforeAnswer;
 }
+
+export type BeforeAnswer = (answer: unknown, streamed: boolean) => Promise<void>;
 
 export async function startMinimalProxy(options: MinimalProxyOptions): Promise<MinimalProxy> {
   const pool = new Pool(options.upstream, { connections: options.connections ?? 256, keepAliveTimeout: 60_000 });
-  const server = createServer((request, response) => void forward(pool, request, response));
+  const server = createServer((request, response) => void forward(pool, request, response, options.beforeAnswer));
   server.keepAliveTimeout = 60_000;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -57,7 +65,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
-async function forward(pool: Pool, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function forward(pool: Pool, request: IncomingMessage, response: ServerResponse, beforeAnswer: BeforeAnswer | undefined): Promise<void> {
   const method = (request.method ?? 'GET') as Dispatcher.HttpMethod;
   try {
     let body: string | null = null;
@@ -73,11 +81,15 @@ async function forward(pool: Pool, request: IncomingMessage, response: ServerRes
     if (contentType.startsWith('text/event-stream')) {
       response.writeHead(upstream.statusCode, answerHeaders);
       await relayEvents(upstream.body, response);
+      if (beforeAnswer && body !== null) await beforeAnswer(undefined, true);
       response.end();
       return;
     }
     const text = await upstream.body.text();
-    const answer = contentType.includes('json') && text !== '' ? JSON.stringify(JSON.parse(text)) : text;
+    const json = contentType.includes('json') && text !== '';
+    const parsed: unknown = json ? JSON.parse(text) : undefined;
+    if (beforeAnswer && body !== null) await beforeAnswer(parsed, false);
+    const answer = json ? JSON.stringify(parsed) : text;
     answerHeaders['content-length'] = String(Buffer.byteLength(answer));
     response.writeHead(upstream.statusCode, answerHeaders);
     response.end(answer);
@@ -92,7 +104,7 @@ async function forward(pool: Pool, request: IncomingMessage, response: ServerRes
 }
 
 /** Splits the stream into SSE events (blank-line separated), parses each `data:` JSON and writes it again. */
-async function relayEvents(body: AsyncIterable<Buffer>, response: ServerResponse): Promise<void> {
+export async function relayEvents(body: AsyncIterable<Buffer>, response: ServerResponse): Promise<void> {
   let pending = '';
   for await (const chunk of body) {
     pending += chunk.toString('utf8');
@@ -121,7 +133,7 @@ function relayEvent(event: string): string {
   return `${out}\n`;
 }
 
-function withoutHopByHop(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function withoutHopByHop(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
