@@ -13,7 +13,7 @@
 // the log line, metrics): `goal × floor − fastify+books`. Then checks the books each
 // books target wrote: one request row and one charge per POST it answered, charges = row costs.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStore } from '../src/store/create-store.js';
@@ -22,7 +22,7 @@ import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedCh
 import type { LoadJob } from './load-generator.js';
 import { BOOKS_STATS_PREFIX, LOWER_BOUND_COST } from './lower-bound-proxy.js';
 import { round } from './process-stats.js';
-import { requestBody } from './run-benchmark.js';
+import { readSource, requestBody } from './run-benchmark.js';
 import { runLoadPhase } from './run-load-phase.js';
 import { directTarget, startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, type RunningSimulator, type RunningTarget } from './start-targets.js';
 
@@ -38,6 +38,7 @@ const requests = Number(values.requests);
 const modes = values.modes!.split(',').map((mode) => mode.trim()) as Array<'json' | 'stream'>;
 const goals = { json: 1.5, stream: 2.0 };
 const root = resolve('.');
+const loadAverageAtStart = round(loadavg()[0], 2);
 
 interface Target {
   name: string;
@@ -78,7 +79,12 @@ try {
     targets.push({ name: fastify ? 'fastify+books' : 'books', target, books: { path, child: target.child } });
   }
   targets.push({ name: 'switchyard', target: await startSwitchyardTarget(root, simulator, { directory: await mkdtemp(join(scratch, 'switchyard-')), logLevel: 'info' }) });
-  const report: Record<string, unknown> = { rounds, requests };
+  const report: Record<string, unknown> = {
+    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverageAtStart },
+    source: readSource(root),
+    rounds,
+    requests,
+  };
   for (const mode of modes) {
     const cpu = new Map<string, number[]>(targets.map(({ name }) => [name, []]));
     for (let index = 0; index < rounds; index += 1) {

@@ -225,7 +225,7 @@ function roundSummary(summary: LatencySummary): LatencySummary {
   return { p50: round(summary.p50, 3), p90: round(summary.p90, 3), p99: round(summary.p99, 3), max: round(summary.max, 3), mean: round(summary.mean, 3) };
 }
 
-function readSource(root: string): BenchmarkResult['source'] {
+export function readSource(root: string): BenchmarkResult['source'] {
   const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const changed = git(['status', '--porcelain', '--', 'src']).split('\n').filter((line) => line.trim() !== '').length;
