@@ -1,6 +1,6 @@
 // What the SQLite books cost a settlement, in one process, and what each commit writes:
 //
-//   node --import tsx bench/measure-books-sqlite.ts [--rounds 3] [--batches 6000] [--size 10]
+//   node --import tsx bench/measure-books-sqlite.ts [--rounds 3] [--batches 6000] [--size 10] [--gap-ms 0]
 //
 // The books writer of the gateway (`writeBooksSqlite`, its prepared statements, the store's own
 // settings, migrations and background checkpoints) writes batches of `size` settlements out of one
@@ -12,7 +12,9 @@
 // (this process's user + system, the checkpoint thread included) and its system part; then, for a
 // sample of 300 batches with the checkpoints held off, the write-ahead log's frames per commit,
 // in all and by table or index. Each frame is one page written (and later copied back by a
-// checkpoint), one `pwrite` system call.
+// checkpoint), one `pwrite` system call. `--gap-ms N` leaves the thread idle N ms after each
+// measured batch, as a server's pace does (~2 ms at the benchmark's load): the same work, done
+// cold, costs about twice as much.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,10 +28,11 @@ import { seedLeaseBooks } from './lease-books.js';
 import { round } from './process-stats.js';
 import { framesByOwner, readPageOwners, readWalCommits } from './read-wal-frames.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, batches: { type: 'string', default: '6000' }, size: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, batches: { type: 'string', default: '6000' }, size: { type: 'string', default: '10' }, 'gap-ms': { type: 'string', default: '0' } } });
 const rounds = Number(values.rounds);
 const batches = Number(values.batches);
 const size = Number(values.size);
+const gapMs = Number(values['gap-ms']);
 const orders = ['start', 'completion'] as const;
 type Order = (typeof orders)[number];
 const inFlight = 32;
@@ -73,8 +76,9 @@ async function measureCpu(order: Order): Promise<{ micros: number; systemMicros:
     const before = process.cpuUsage();
     for (let index = 0; index < batches; index += 1) {
       writeBooksSqlite(database, books.batch());
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
       // Let the event loop turn now and then, as the gateway's does between batches.
-      if (index % 20 === 19) await new Promise((resolve) => setImmediate(resolve));
+      else if (index % 20 === 19) await new Promise((resolve) => setImmediate(resolve));
     }
     const used = process.cpuUsage(before);
     return { micros: (used.user + used.system) / (batches * size), systemMicros: used.system / (batches * size) };
@@ -112,7 +116,7 @@ for (let round = 0; round < rounds; round += 1) {
   for (const order of round % 2 === 0 ? orders : [...orders].reverse()) cpu.get(order)!.push(await measureCpu(order));
   process.stdout.write(`round ${round + 1}: ${orders.map((order) => `${order} ${cpu.get(order)!.at(-1)!.micros.toFixed(1)} µs`).join(', ')} per settlement\n`);
 }
-const report: Record<string, unknown> = { rounds, batches, size };
+const report: Record<string, unknown> = { rounds, batches, size, gapMs };
 for (const order of orders) {
   const frames = await sampleFrames(order);
   report[order] = {
