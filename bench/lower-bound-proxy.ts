@@ -18,7 +18,7 @@ import { RequestLog, type RequestLogStats } from '../src/billing/request-log.js'
 import { createId } from '../src/core/ids.js';
 import { createStore, migrateToLatest, type Store } from '../src/store/create-store.js';
 import { seedLeaseBooks, type LeaseBooks } from './lease-books.js';
-import { relayEvents, startMinimalProxy, withoutHopByHop, type BeforeAnswer } from './minimal-proxy.js';
+import { exitOnStop, proxyCliOptions, proxyOptionsFrom, relayEvents, startMinimalProxy, withoutHopByHop, type BeforeAnswer } from './minimal-proxy.js';
 
 export interface LowerBoundOptions {
   upstream: string;
@@ -82,7 +82,8 @@ async function startFastifyFloor(options: LowerBoundOptions, beforeAnswer: Befor
       if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
       const upstream = await pool.request({ method: request.method as Dispatcher.HttpMethod, path: request.url, headers, body });
       const answerHeaders = withoutHopByHop(upstream.headers);
-      if (String(upstream.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      const contentType = String(upstream.headers['content-type'] ?? '');
+      if (contentType.startsWith('text/event-stream')) {
         reply.hijack();
         reply.raw.writeHead(upstream.statusCode, answerHeaders);
         await relayEvents(upstream.body, reply.raw);
@@ -91,7 +92,7 @@ async function startFastifyFloor(options: LowerBoundOptions, beforeAnswer: Befor
         return reply;
       }
       const text = await upstream.body.text();
-      const parsed: unknown = String(upstream.headers['content-type'] ?? '').includes('json') && text !== '' ? JSON.parse(text) : text;
+      const parsed: unknown = contentType.includes('json') && text !== '' ? JSON.parse(text) : text;
       if (beforeAnswer && body !== null) await beforeAnswer(parsed, false);
       return reply.code(upstream.statusCode).headers(answerHeaders).send(parsed);
     },
@@ -125,30 +126,17 @@ export async function startLowerBoundProxy(options: LowerBoundOptions): Promise<
   };
 }
 async function runFromCli(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      upstream: { type: 'string' },
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
-      connections: { type: 'string', default: '256' },
-      fastify: { type: 'boolean', default: false },
-      books: { type: 'string' },
-    },
-  });
-  if (!values.upstream) throw new Error('--upstream URL is required');
-  const proxy = await startLowerBoundProxy({
-    upstream: values.upstream, host: values.host, port: Number(values.port), connections: Number(values.connections), fastify: values.fastify, books: values.books,
-  });
+  const { values } = parseArgs({ options: { ...proxyCliOptions, fastify: { type: 'boolean', default: false }, books: { type: 'string' } } });
+  const proxy = await startLowerBoundProxy({ ...proxyOptionsFrom(values), fastify: values.fastify, books: values.books });
   process.stdout.write(`lower-bound proxy listening on ${proxy.url}\n`);
-  const stop = () =>
-    void proxy.close().finally(() => {
+  exitOnStop(async () => {
+    try {
+      await proxy.close();
+    } finally {
       // The books writer's counts, for the driver (`measure-lower-bound.ts` reads the last such line).
-      process.stdout.write(`${BOOKS_STATS_PREFIX}${JSON.stringify(proxy.booksStats() ?? null)}\n`, () => process.exit(0));
-    });
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  // Started by the benchmark with an IPC channel: leave with it, even when it was killed.
-  if (process.send) process.once('disconnect', stop);
+      await new Promise<void>((resolve) => process.stdout.write(`${BOOKS_STATS_PREFIX}${JSON.stringify(proxy.booksStats() ?? null)}\n`, () => resolve()));
+    }
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

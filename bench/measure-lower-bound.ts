@@ -18,13 +18,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStore } from '../src/store/create-store.js';
 import type { RequestLogStats } from '../src/billing/request-log.js';
-import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedChild } from './child-process.js';
+import type { ManagedChild } from './child-process.js';
 import type { LoadJob } from './load-generator.js';
 import { BOOKS_STATS_PREFIX, LOWER_BOUND_COST } from './lower-bound-proxy.js';
 import { round } from './process-stats.js';
 import { readSource, requestBody } from './run-benchmark.js';
 import { runLoadPhase } from './run-load-phase.js';
-import { directTarget, startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, type RunningSimulator, type RunningTarget } from './start-targets.js';
+import { startLowerBoundTarget, startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, type RunningTarget } from './start-targets.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,17 +47,6 @@ interface Target {
   books?: { path: string; child: ManagedChild };
 }
 
-async function startLowerBound(simulator: RunningSimulator, options: { fastify: boolean; books?: string }): Promise<RunningTarget & { child: ManagedChild }> {
-  const port = await findFreePort();
-  const child = spawnChild('lower-bound proxy', process.execPath, [
-    '--import', 'tsx', join(root, 'bench', 'lower-bound-proxy.ts'), '--upstream', simulator.url, '--host', '127.0.0.1', '--port', String(port),
-    ...(options.fastify ? ['--fastify'] : []), ...(options.books ? ['--books', options.books] : []),
-  ], { cwd: root, env: childEnvironment({}), ipc: true });
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/_sim/stats`, child, 30_000);
-  return { ...directTarget(simulator), origin, pid: child.pid, child, stop: () => child.stop() };
-}
-
 /** The books writer's counts a lower-bound proxy printed as it exited. */
 function printedBooksStats(child: ManagedChild): RequestLogStats {
   const line = child.outputTail().split('\n').findLast((one) => one.startsWith(BOOKS_STATS_PREFIX));
@@ -72,11 +61,11 @@ const targets: Target[] = [];
 const answered = new Map<string, number>();
 try {
   targets.push({ name: 'floor', target: await startMinimalProxyTarget(root, simulator) });
-  targets.push({ name: 'fastify', target: await startLowerBound(simulator, { fastify: true }) });
+  targets.push({ name: 'fastify', target: (await startLowerBoundTarget(root, simulator, { fastify: true })).target });
   for (const fastify of [false, true]) {
     const path = join(scratch, `${fastify ? 'fastify-' : ''}books.sqlite`);
-    const target = await startLowerBound(simulator, { fastify, books: path });
-    targets.push({ name: fastify ? 'fastify+books' : 'books', target, books: { path, child: target.child } });
+    const { target, child } = await startLowerBoundTarget(root, simulator, { fastify, books: path });
+    targets.push({ name: fastify ? 'fastify+books' : 'books', target, books: { path, child } });
   }
   targets.push({ name: 'switchyard', target: await startSwitchyardTarget(root, simulator, { directory: await mkdtemp(join(scratch, 'switchyard-')), logLevel: 'info' }) });
   const report: Record<string, unknown> = {

@@ -142,23 +142,36 @@ export function withoutHopByHop(headers: Record<string, string | string[] | unde
   return kept;
 }
 
-async function runFromCli(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      upstream: { type: 'string' },
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
-      connections: { type: 'string', default: '256' },
-    },
-  });
+/** The options both proxy commands take (this one and `lower-bound-proxy.ts`). */
+export const proxyCliOptions = {
+  upstream: { type: 'string' },
+  port: { type: 'string', default: '0' },
+  host: { type: 'string', default: '127.0.0.1' },
+  connections: { type: 'string', default: '256' },
+} as const;
+
+/** The parsed common options as `MinimalProxyOptions`. */
+export function proxyOptionsFrom(values: { upstream?: string; port: string; host: string; connections: string }): MinimalProxyOptions {
   if (!values.upstream) throw new Error('--upstream URL is required');
-  const proxy = await startMinimalProxy({ upstream: values.upstream, host: values.host, port: Number(values.port), connections: Number(values.connections) });
+  return { upstream: values.upstream, host: values.host, port: Number(values.port), connections: Number(values.connections) };
+}
+
+/**
+ * Serves until SIGTERM or SIGINT, or until the benchmark that started the command with an IPC
+ * channel goes away (even when it was killed); then `stop` closes the proxy and the process exits.
+ */
+export function exitOnStop(stop: () => Promise<void>): void {
+  const exit = () => void stop().finally(() => process.exit(0));
+  process.once('SIGTERM', exit);
+  process.once('SIGINT', exit);
+  if (process.send) process.once('disconnect', exit);
+}
+
+async function runFromCli(): Promise<void> {
+  const { values } = parseArgs({ options: proxyCliOptions });
+  const proxy = await startMinimalProxy(proxyOptionsFrom(values));
   process.stdout.write(`minimal proxy listening on ${proxy.url}\n`);
-  const stop = () => void proxy.close().finally(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  // Started by the benchmark with an IPC channel: leave with it, even when it was killed.
-  if (process.send) process.once('disconnect', stop);
+  exitOnStop(() => proxy.close());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -88,16 +88,26 @@ export function directTarget(simulator: RunningSimulator): RunningTarget {
   };
 }
 
-/** `connections`: the proxy's upstream pool size (default 256; the 2,000-stream memory run needs more). */
-export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator, connections = 256): Promise<RunningTarget> {
+/** A proxy command of `bench/` (`script`) in front of the simulator, with its process for its output. */
+async function startProxyScript(root: string, simulator: RunningSimulator, name: string, script: string, args: string[]): Promise<{ target: RunningTarget; child: ManagedChild }> {
   const port = await findFreePort();
-  const child = spawnChild('minimal proxy', process.execPath, [
-    '--import', 'tsx', join(root, 'bench', 'minimal-proxy.ts'), '--upstream', simulator.url, '--host', '127.0.0.1', '--port', String(port),
-    '--connections', String(connections),
+  const child = spawnChild(name, process.execPath, [
+    '--import', 'tsx', join(root, 'bench', script), '--upstream', simulator.url, '--host', '127.0.0.1', '--port', String(port), ...args,
   ], { cwd: root, env: childEnvironment({}), ipc: true });
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}/_sim/stats`, child, START_TIMEOUT_MS);
-  return { ...directTarget(simulator), name: 'minimal', origin, pid: child.pid, stop: () => child.stop() };
+  return { target: { ...directTarget(simulator), origin, pid: child.pid, stop: () => child.stop() }, child };
+}
+
+/** `connections`: the proxy's upstream pool size (default 256; the 2,000-stream memory run needs more). */
+export async function startMinimalProxyTarget(root: string, simulator: RunningSimulator, connections = 256): Promise<RunningTarget> {
+  const { target } = await startProxyScript(root, simulator, 'minimal proxy', 'minimal-proxy.ts', ['--connections', String(connections)]);
+  return { ...target, name: 'minimal' };
+}
+
+/** `bench/lower-bound-proxy.ts` (`measure-lower-bound.ts`): the floor on Fastify and/or with books in `books` (a SQLite file). */
+export function startLowerBoundTarget(root: string, simulator: RunningSimulator, options: { fastify: boolean; books?: string }): Promise<{ target: RunningTarget; child: ManagedChild }> {
+  return startProxyScript(root, simulator, 'lower-bound proxy', 'lower-bound-proxy.ts', [...(options.fastify ? ['--fastify'] : []), ...(options.books ? ['--books', options.books] : [])]);
 }
 
 export interface SwitchyardOptions {
