@@ -7,8 +7,8 @@ import { renderError } from '../errors/render-error.js';
 
 interface NodeClientError extends Error {
   code?: string;
-  /** The bytes being parsed when Node's parser failed (absent on timeouts). */
-  rawPacket?: Buffer;
+  /** The bytes being parsed when Node's parser failed, a Buffer (absent on timeouts; Fastify's type says a JSON'd one). */
+  rawPacket?: unknown;
 }
 
 /** Node's parser and timeout errors (below Fastify's router) → the spec's error, by Node code. */
@@ -61,8 +61,8 @@ export function createClientErrorHandler(createId: (prefix: string) => string, l
  * request line at the start of the packet that failed (headers too large in one write); unknown
  * when the request line came in an earlier packet, and then the answer is in the envelope.
  */
-function requestLineOf(packet: Buffer | undefined): { method?: string; url?: string } {
-  if (packet === undefined) return {};
+function requestLineOf(packet: unknown): { method?: string; url?: string } {
+  if (!Buffer.isBuffer(packet)) return {};
   const line = /^([A-Z]+) (\S+) HTTP\//.exec(packet.toString('latin1', 0, Math.min(packet.length, 8192)));
   return line ? { method: line[1], url: line[2] } : {};
 }
