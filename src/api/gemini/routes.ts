@@ -48,19 +48,20 @@ const geminiStyle: TextStyle<GeminiExtra> = {
   streamFraming: (extra) => (extra.sse ? { contentType: 'text/event-stream; charset=utf-8', heartbeatFrame: ':\r\n\r\n' } : { contentType: 'application/json; charset=utf-8', heartbeatFrame: '\n' }),
 };
 
+/** The `/v1` call route's check that its wildcard holds a call, before the body is read. */
+function answerUnlessCall(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (isGeminiStyleRequest(request.method, request.url)) return done();
+  reply.callNotFound();
+}
+
 /**
  * Gemini's `generateContent` style (contract §4), for every text model: `POST
  * {version}/models/{model}:generateContent`, `:streamGenerateContent` (`?alt=sse`, or a JSON
  * array) and `:countTokens`, under `/v1beta` (where Google's SDKs and Gemini CLI send them) and
  * `/v1`, plus `GET /v1beta/models` and `/v1beta/models/{model}` in Gemini's shape (`/v1/models`
  * stays the OpenRouter catalog). The key may come as `x-goog-api-key` or `?key=` besides
- * `Authorization`. Errors use Google's shape.
+ * `Authorization`. Errors use Google's shape (which requests: `errors/error-style-of.ts`).
  */
-function answerUnlessCall(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (isGeminiStyleRequest(request.method, request.url)) return done();
-  reply.callNotFound();
-}
-
 export function registerGeminiRoutes(app: FastifyInstance, context: AppContext): void {
   const config = { auth: 'key' as const, errorStyle: 'gemini' as const, keyInQuery: true };
   const handle = (request: FastifyRequest, reply: FastifyReply) => {
