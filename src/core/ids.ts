@@ -7,16 +7,26 @@ const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 
 // The last id's time and random digits (base-32 values): the next id in the same millisecond
-// (or after the clock stepped back) is that id plus one, so ids are strictly increasing.
+// (or after the clock stepped back) is that id plus a random step, so ids are strictly increasing.
 let lastTime = -1;
 const lastRandom = new Uint8Array(16);
 
 /**
+ * The low digits of the random part that a step within one millisecond draws afresh: 13 base-32
+ * digits, 65 random bits, so that an id tells nothing usable about its neighbours (the next one is
+ * somewhere in the following 2^65 values), where ULID's monotonic mode adds one and makes them
+ * consecutive.
+ */
+const stepDigits = 13;
+
+/**
  * A time-ordered, monotonic id: `prefix_` + 10 characters of millisecond time + 16 random
  * characters (Crockford base32, the ULID layout). Within one millisecond, and if the clock steps
- * back, the random part counts up from the previous id (ULID's monotonic mode), so cursor
- * pagination by id matches creation order within this process. An explicit `now` (tests that
- * encode a given time) gets fresh randomness and leaves the sequence alone.
+ * back, the random part is the previous id's plus a fresh random step (rather than plus one, as
+ * in ULID's monotonic mode, which makes neighbours guessable), so cursor pagination by id matches
+ * creation order within this process and the time prefix stays the request log's clock
+ * (`id-time.ts`). An explicit `now` (tests that encode a given time) gets fresh randomness and
+ * leaves the sequence alone.
  */
 export function createId(prefix: string, now?: number): string {
   if (now !== undefined) {
@@ -26,7 +36,7 @@ export function createId(prefix: string, now?: number): string {
   }
   let time = Math.max(Date.now(), lastTime);
   if (time === lastTime) {
-    if (!increment(lastRandom)) {
+    if (!addRandomStep(lastRandom)) {
       time += 1;
       fillRandom(lastRandom);
     }
@@ -55,23 +65,30 @@ function encodeRandom(digits: Uint8Array): string {
   return text;
 }
 
-function fillRandom(digits: Uint8Array): void {
+/** Sixteen fresh bytes of the pool, refilled from the CSPRNG when spent; returns their offset. */
+function takeRandom(): number {
   if (poolOffset + 16 > pool.length) {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  for (let index = 0; index < 16; index += 1) digits[index] = pool[poolOffset + index] & 31;
   poolOffset += 16;
+  return poolOffset - 16;
 }
 
-/** Adds one to a base-32 number; false when it overflowed (all 80 bits were set). */
-function increment(digits: Uint8Array): boolean {
+function fillRandom(digits: Uint8Array): void {
+  const offset = takeRandom();
+  for (let index = 0; index < 16; index += 1) digits[index] = pool[offset + index] & 31;
+}
+
+/** Adds one plus a random number of `stepDigits` digits to a base-32 number; false when it overflowed (past 80 bits). */
+function addRandomStep(digits: Uint8Array): boolean {
+  const offset = takeRandom();
+  let carry = 1;
   for (let index = digits.length - 1; index >= 0; index -= 1) {
-    if (digits[index] < 31) {
-      digits[index] += 1;
-      return true;
-    }
-    digits[index] = 0;
+    const step = index >= digits.length - stepDigits ? pool[offset + index] & 31 : 0;
+    const sum = digits[index] + step + carry;
+    digits[index] = sum & 31;
+    carry = sum >> 5;
   }
-  return false;
+  return carry === 0;
 }

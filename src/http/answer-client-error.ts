@@ -2,10 +2,13 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
+import { errorStyleOf } from '../errors/error-style-of.js';
 import { renderError } from '../errors/render-error.js';
 
 interface NodeClientError extends Error {
   code?: string;
+  /** The bytes being parsed when Node's parser failed, a Buffer (absent on timeouts; Fastify's type says a JSON'd one). */
+  rawPacket?: unknown;
 }
 
 /** Node's parser and timeout errors (below Fastify's router) → the spec's error, by Node code. */
@@ -37,7 +40,8 @@ export function createClientErrorHandler(createId: (prefix: string) => string, l
     const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     // A response already under way cannot be replaced by a new status line.
     if (socket.writable && (!response || !response.headersSent)) {
-      const body = JSON.stringify(renderError(gatewayError, requestId, 'openai'));
+      const { method, url } = response?.req ?? requestLineOf(error.rawPacket);
+      const body = JSON.stringify(renderError(gatewayError, requestId, errorStyleOf(method, url, undefined)));
       socket.write(
         `HTTP/1.1 ${gatewayError.status} ${STATUS_CODES[gatewayError.status] ?? 'Error'}\r\n` +
           `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
@@ -50,4 +54,15 @@ export function createClientErrorHandler(createId: (prefix: string) => string, l
     }
     socket.destroy();
   };
+}
+
+/**
+ * The method and URL of a request Node could not parse, for the style of its answer: from the
+ * request line at the start of the packet that failed (headers too large in one write); unknown
+ * when the request line came in an earlier packet, and then the answer is in the envelope.
+ */
+function requestLineOf(packet: unknown): { method?: string; url?: string } {
+  if (!Buffer.isBuffer(packet)) return {};
+  const line = /^([A-Z]+) (\S+) HTTP\//.exec(packet.toString('latin1', 0, Math.min(packet.length, 8192)));
+  return line ? { method: line[1], url: line[2] } : {};
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
+import { errorStyleOf } from '../errors/error-style-of.js';
 import { renderError } from '../errors/render-error.js';
 
 /**
@@ -14,7 +15,7 @@ export function createExpectationHandler(createId: (prefix: string) => string, l
     const error = new GatewayError('expectation_failed', `Unsupported Expect header: only '100-continue' is supported`);
     logger.info({ reqId: requestId, code: error.code }, 'client error');
     request.resume();
-    const body = JSON.stringify(renderError(error, requestId, 'openai'));
+    const body = JSON.stringify(renderError(error, requestId, errorStyleOf(request.method, request.url, undefined)));
     response.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
     response.end(body);
   };

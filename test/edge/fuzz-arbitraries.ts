@@ -33,6 +33,22 @@ const modelId = fc.oneof(
   nastyString,
 );
 
+/**
+ * What follows `models/` on the paths the Gemini routes' wildcard (`/v1/models/*`,
+ * `/v1beta/models/*`) matches: calls with any method, and the catalog's and odd paths the same
+ * pattern takes (long ids, `{id}/b/endpoints`, colons before a slash, empty segments).
+ */
+const modelsTail = fc.oneof(
+  fc
+    .tuple(fc.oneof(fc.constantFrom('sim/openai-model', 'sim/free-model:free', 'acme/nothing', 'sim%2Fopenai-model', '%E0%A4%A', ''), pathParameter), fc.constantFrom('generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'x', '', 'generateContent/', 'generateContent/b'))
+    .map(([model, method]) => `${model}:${method}`),
+  fc.array(fc.oneof(pathParameter, fc.constantFrom('b', 'endpoints', 'count', '', ':', 'a:b', 'x:generateContent', 'sim', 'openai-model')), { minLength: 1, maxLength: 5 }).map((segments) => segments.join('/')),
+  fc.tuple(fc.integer({ min: 100, max: 2_000 }), fc.constantFrom('/b/endpoints', '/endpoints', '', '/', ':generateContent', ':generateContent/x')).map(([length, rest]) => `${'m'.repeat(length)}${rest}`),
+);
+
+/** The Gemini routes' patterns with every method, so that their wildcard meets the paths above. */
+const modelsRoute = fc.record({ method: fc.constantFrom('POST', 'POST', 'GET', 'PUT', 'DELETE', 'PATCH'), url: fc.constantFrom('/v1/models/*', '/v1beta/models/*') });
+
 const directive = fc.constantFrom('', '', '', ' [[sim:status=500]]', ' [[sim:status=429,retry_after=0]]', ' [[sim:status=400]]', ' [[sim:disconnect_after=2]]', ' [[sim:malformed_after=2]]', ' [[sim:error_after=2]]', ' [[sim:no_usage]]', ' [[sim:bogus=1]]');
 
 /** Any JSON value a hostile client might put in a field: wrong types, extremes, nesting. */
@@ -129,18 +145,19 @@ const queryString = fc
 export function fuzzRequest(routes: Array<{ method: string; url: string }>): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
-      route: fc.constantFrom(...routes),
+      route: fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...routes) }, { weight: 1, arbitrary: modelsRoute }),
       method: fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') }),
       parameters: fc.array(pathParameter, { minLength: 4, maxLength: 4 }),
+      tail: modelsTail,
       query: fc.oneof(fc.constant(undefined), queryString),
       credential: fc.constantFrom<Credential>('key', 'key', 'key', 'management', 'admin', 'none', 'garbage', 'x-api-key'),
       contentType,
       body: fc.oneof({ weight: 5, arbitrary: fieldedBody }, { weight: 3, arbitrary: textBody }, { weight: 2, arbitrary: rawBody }, { weight: 1, arbitrary: fc.constant(undefined) }),
       extra: fc.dictionary(fc.constantFrom('idempotency-key', 'anthropic-version', 'accept', 'x-request-id', 'accept-encoding', 'x-title'), nastyString.map((text) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200)), { maxKeys: 2 }),
     })
-    .map(({ route, method, parameters, query, credential, contentType: type, body, extra }) => {
+    .map(({ route, method, parameters, tail, query, credential, contentType: type, body, extra }) => {
       let index = 0;
-      const path = route.url.replace(/:[A-Za-z_]+/g, () => parameters[index++ % parameters.length]);
+      const path = route.url.replace(/:[A-Za-z_]+/g, () => parameters[index++ % parameters.length]).replace('*', tail);
       const chosen = method ?? route.method;
       const headers: Record<string, string> = { ...extra };
       if (body !== undefined && type !== '') headers['content-type'] = type;

@@ -60,6 +60,8 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
       const routes = gateway.test.app.registeredRoutes.filter((route) => route.method !== 'HEAD');
       const secrets = [gateway.test.adminToken, 'sim-key', managementKey, ordinaryKey];
       const statuses = new Map<number, number>();
+      // Refusals under `/v1/models/` and `/v1beta/models/` by shape: both sides must be reached.
+      const modelsRefusals = { google: 0, envelope: 0 };
       await fc.assert(
         fc.asyncProperty(fuzzRequest(routes), async (request: FuzzRequest) => {
           const response = await gateway.test.app.inject({
@@ -73,7 +75,9 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
           for (const secret of secrets) expect(response.body.includes(secret)).toBe(false);
           if (response.statusCode < 400 || request.method === 'HEAD') return;
           expect(response.body).not.toMatch(stackPattern);
+          const underModels = /^\/(v1|v1beta)\/models\//.test(request.url);
           if (isGeminiStyle(request)) {
+            if (underModels) modelsRefusals.google += 1;
             // Google's shape: `code` the HTTP status, `status` its name, the envelope's code as the ErrorInfo reason.
             const google = response.json() as { error: { code: number; status: string; message: string; metadata: { request_id: string }; details: Array<{ reason: string }> } };
             // A model with no route answers Google's NOT_FOUND, which Gemini clients do not retry, with the spec's 503.
@@ -84,6 +88,7 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
             expect(google.error.metadata.request_id).toBe(response.headers['x-request-id']);
             return;
           }
+          if (underModels) modelsRefusals.envelope += 1;
           const body = response.json() as { error: { code: string; status: number; message: string; metadata: { request_id: string } } };
           expect(body.error.status).toBe(response.statusCode);
           expect(typeof body.error.code).toBe('string');
@@ -92,7 +97,9 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
         }),
         { seed, numRuns: runsPerDatabase, endOnFailure: true },
       );
-      process.stdout.write(`fuzz ${database.name}: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([left], [right]) => left - right)))}\n`);
+      process.stdout.write(`fuzz ${database.name}: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([left], [right]) => left - right)))}, refusals under models/ ${JSON.stringify(modelsRefusals)}\n`);
+      expect(modelsRefusals.google).toBeGreaterThan(0);
+      expect(modelsRefusals.envelope).toBeGreaterThan(0);
 
       // Healthy afterwards: serving, no reservation left open, no upstream connection left open,
       // and not one error-level log line.
@@ -112,18 +119,23 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
   );
 });
 
-/** The Gemini style's routes answer errors in Google's shape (README, "Gemini style"). */
+/**
+ * Which answers are in Google's shape (README, "Gemini style"; issue 45 item 8, issue 46 item 7):
+ * the Gemini style's own paths, and only those, however early they are refused — anything under
+ * `/v1beta/models`, and a `POST /v1/models/{model}:{method}` call. Every other path under
+ * `/v1/models/` is the catalog's, in the envelope, though the call route's pattern matches it too.
+ * Read as the router reads the path: percent-decoded when it decodes, one trailing slash ignored.
+ */
 function isGeminiStyle(request: FuzzRequest): boolean {
-  // A path the router cannot decode never reaches a route: the framework's error is the default style.
+  const raw = request.url.split('?')[0];
+  let path = raw;
   try {
-    decodeURIComponent(request.url.split('?')[0]);
+    path = decodeURIComponent(raw);
   } catch {
-    return false;
+    // Undecodable: refused before routing, in the style of the path as sent.
   }
-  const path = request.url.split('?')[0];
-  if (request.method === 'GET') return path.startsWith('/v1beta/models');
-  // `POST /v1/models/` names no model: it is the catalog's path (405 in the default style), not a Gemini call.
-  return request.method === 'POST' && /^\/(v1beta|v1)\/models\/./.test(path);
+  if (/^\/v1beta\/models(\/|$)/.test(path)) return true;
+  return request.method === 'POST' && /^\/v1\/models\/.+:[^/:]+$/.test(path.replace(/\/$/, ''));
 }
 
 /** Accounts whose requests still hold a reservation (a lease's spare part, on PostgreSQL, holds none). */

@@ -22,7 +22,7 @@ afterAll(async () => gateway?.close());
 const models = ['sim/openai-model', 'sim/anthropic-model', 'sim/gemini-model'];
 
 describe('@openrouter/sdk', () => {
-  it('lists the models', async () => {
+  it('lists the models (OpenAI’s list fields beside its own)', async () => {
     const { result: list } = await client.models.list();
     expect(list.totalCount).toBe(list.data.length);
     expect(list.links.next).toBeNull();
@@ -71,6 +71,20 @@ describe('@openrouter/sdk', () => {
     const { result: list } = await client.models.list();
     expect(list.data.find((model) => model.id === 'sim/backup')?.expirationDate).toBe('2027-03-31');
     expect(list.data.find((model) => model.id === 'sim/openai-model')?.expirationDate).toBeNull();
+  });
+});
+
+describe('openai SDK models.list', () => {
+  it('reads OpenAI’s fields on every listed model, owned_by the developer', async () => {
+    const openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const listed = [];
+    for await (const model of openai.models.list()) listed.push(model);
+    expect(listed.map((model) => model.id)).toContain('sim/openai-model');
+    for (const model of listed) {
+      expect(model.object).toBe('model');
+      expect(model.owned_by).toBe(model.id.split('/')[0]);
+      expect(model.created).toEqual(expect.any(Number));
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readCorsOrigins } from '../../src/config/read-cors-origins.js';
 import { buildTestConfig } from '../helpers/test-config.js';
@@ -40,6 +42,20 @@ describe('CORS', () => {
     const other = await app.inject({ method: 'GET', url: '/v1/models', headers: { origin: 'https://evil.example' } });
     expect(other.statusCode).toBe(200);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('exposes every x-switchyard-* header the gateway sets, as the source names them', async () => {
+    const source = join(import.meta.dirname, '../../src');
+    const names = new Set<string>();
+    for (const file of readdirSync(source, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.ts') || file.endsWith('.test.ts') || file.startsWith('simulator')) continue;
+      for (const match of readFileSync(join(source, file), 'utf8').matchAll(/['"`](x-switchyard-[a-z-]+)['"`]/g)) names.add(match[1]);
+    }
+    expect([...names].sort()).toEqual(expect.arrayContaining(['x-switchyard-cost', 'x-switchyard-omitted', 'x-switchyard-provider', 'x-switchyard-token-count']));
+    const { app } = await start(['https://playground.example']);
+    const answer = await app.inject({ method: 'GET', url: '/v1/models', headers: { origin: 'https://playground.example' } });
+    const exposed = String(answer.headers['access-control-expose-headers']).split(/,\s*/);
+    for (const name of names) expect(exposed).toContain(name);
   });
 
   it('sends no CORS headers when no origin is configured', async () => {

@@ -1,19 +1,23 @@
-import { apiEndpointsOf, isEndpointAvailable, type Catalog } from '../../catalog/catalog.js';
+import { apiEndpointsOf, developerOf, isEndpointAvailable, type Catalog } from '../../catalog/catalog.js';
 import type { EndpointPricing, ModelConfig } from '../../config/types.js';
 import { formatScaled, perMillionNanoToUnitUsd } from '../../core/money.js';
 
 /**
  * A model in OpenRouter's public shape (docs/api-decisions.md §3), so tools written for OpenRouter's catalog
- * read it unchanged. Prices are USD per token (or per unit) as decimal strings.
+ * read it unchanged, with OpenAI's `Model` fields besides (`object`, `owned_by`; `id` and `created`
+ * are both's), so that the `openai` SDKs read it too. Prices are USD per token (or per unit) as
+ * decimal strings.
  */
 export function encodeModel(catalog: Catalog, model: ModelConfig): Record<string, unknown> {
   const cheapest = cheapestEndpoint(catalog, model);
   const contextLength = model.contextLength ?? cheapest.contextLength;
   return {
     id: model.id,
+    object: 'model',
     canonical_slug: model.id,
     name: model.name,
     created: model.created,
+    owned_by: developerOf(model.id),
     description: model.description,
     context_length: contextLength,
     expiration_date: model.expirationDate,

@@ -56,6 +56,8 @@ export function registerCatalogRoutes(app: FastifyInstance, context: AppContext)
     const more = start + limit < models.length;
     const base = publicBaseUrl(request);
     return {
+      // OpenAI's list (`ListModelsResponse`) and OpenRouter's in one object.
+      object: 'list',
       data: page.map((model) => ({ ...encoded.get(model.id), links: modelLinks(base, model.id) })),
       next_cursor: more && page.length > 0 ? page[page.length - 1].id : null,
       // OpenRouter's SDK requires both: the next page's URL (or null) and the filtered total.
@@ -68,7 +70,7 @@ export function registerCatalogRoutes(app: FastifyInstance, context: AppContext)
   const retrieve = (id: string, base: string) => {
     const model = catalog.modelById.get(id);
     if (!model) throw notFound(`Model '${id}'`);
-    return { ...encoded.get(model.id), links: modelLinks(base, model.id), object: 'model', owned_by: developerOf(model.id) };
+    return { ...encoded.get(model.id), links: modelLinks(base, model.id) };
   };
   app.get<{ Params: { developer: string; model: string } }>('/v1/models/:developer/:model', { config }, async (request) =>
     retrieve(`${request.params.developer}/${request.params.model}`, publicBaseUrl(request)),

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../../app-context.js';
+import { isGeminiStyleRequest } from '../../errors/error-style-of.js';
 import { handleTextRequest, type TextStyle } from '../shared/handle-text-request.js';
 import { passThroughRules } from '../shared/pass-through-rules.js';
 import { geminiFieldTable } from './field-table.js';
@@ -47,13 +48,19 @@ const geminiStyle: TextStyle<GeminiExtra> = {
   streamFraming: (extra) => (extra.sse ? { contentType: 'text/event-stream; charset=utf-8', heartbeatFrame: ':\r\n\r\n' } : { contentType: 'application/json; charset=utf-8', heartbeatFrame: '\n' }),
 };
 
+/** The `/v1` call route's check that its wildcard holds a call, before the body is read. */
+function answerUnlessCall(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (isGeminiStyleRequest(request.method, request.url)) return done();
+  reply.callNotFound();
+}
+
 /**
  * Gemini's `generateContent` style (contract §4), for every text model: `POST
  * {version}/models/{model}:generateContent`, `:streamGenerateContent` (`?alt=sse`, or a JSON
  * array) and `:countTokens`, under `/v1beta` (where Google's SDKs and Gemini CLI send them) and
  * `/v1`, plus `GET /v1beta/models` and `/v1beta/models/{model}` in Gemini's shape (`/v1/models`
  * stays the OpenRouter catalog). The key may come as `x-goog-api-key` or `?key=` besides
- * `Authorization`. Errors use Google's shape.
+ * `Authorization`. Errors use Google's shape (which requests: `errors/error-style-of.ts`).
  */
 export function registerGeminiRoutes(app: FastifyInstance, context: AppContext): void {
   const config = { auth: 'key' as const, errorStyle: 'gemini' as const, keyInQuery: true };
@@ -61,8 +68,10 @@ export function registerGeminiRoutes(app: FastifyInstance, context: AppContext):
     if (actionOf(request).action === 'countTokens') return answerCountTokens(context, request, reply);
     return handleTextRequest(context, geminiStyle, request, reply);
   };
-  for (const version of ['/v1beta', '/v1']) {
-    app.post(`${version}/models/*`, { schema: { body: { type: 'object' } }, config }, handle);
-  }
+  app.post('/v1beta/models/*', { schema: { body: { type: 'object' } }, config }, handle);
+  // `/v1/models/*` also matches the catalog's paths (`/v1/models/{id}/endpoints`): one that is not
+  // a `{model}:{method}` call is answered as a path with no route (404, or 405 naming the
+  // catalog's methods), in the envelope, before its body is read.
+  app.post('/v1/models/*', { schema: { body: { type: 'object' } }, config, onRequest: answerUnlessCall }, handle);
   registerGeminiModelRoutes(app, context, config);
 }
