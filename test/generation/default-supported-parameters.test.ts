@@ -24,7 +24,7 @@ ${['openai', 'anthropic', 'gemini']
   )
   .join('')}`;
 
-const styles = {
+const styles: Record<string, (model: string) => [string, object]> = {
   chat: (model: string) => ['/v1/chat/completions', { model, max_tokens: 20, temperature: 0.2, top_p: 0.9, stop: ['END'], messages: [{ role: 'user', content: 'hi' }] }],
   responses: (model: string) => ['/v1/responses', { model, max_output_tokens: 20, temperature: 0.2, top_p: 0.9, input: 'hi' }],
   messages: (model: string) => ['/v1/messages', { model, max_tokens: 20, temperature: 0.2, top_p: 0.9, stop_sequences: ['END'], messages: [{ role: 'user', content: 'hi' }] }],
@@ -32,7 +32,7 @@ const styles = {
     `/v1beta/models/${model}:generateContent`,
     { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 20, temperature: 0.2, topP: 0.9, stopSequences: ['END'] } },
   ],
-} as const;
+};
 
 describe('an endpoint without supported_parameters', () => {
   let gateway: SimulatedGateway;
