@@ -3,6 +3,7 @@ import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './con
 import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
+import { defaultTextParameters, isTextProviderApi } from '../providers/protocol-descriptor.js';
 import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
 
@@ -33,9 +34,9 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     const path = `models[${index}]`;
     if (modelIds.has(entry.id)) fail(`${path}.id`, `expected a unique model id, "${entry.id}" appears twice`);
     modelIds.add(entry.id);
-    const model = normalizeModel(entry, path, providerIds, fail);
+    const model = normalizeModel(entry, path, apiOf, fail);
     model.endpoints.forEach((endpoint, index) => {
-      if (model.outputModalities.includes('text') && !(textProviderApis as readonly string[]).includes(apiOf.get(endpoint.provider)!)) {
+      if (model.outputModalities.includes('text') && !isTextProviderApi(apiOf.get(endpoint.provider)!)) {
         fail(`${path}.endpoints[${index}].provider`, `expected a provider whose api serves text (${textProviderApis.join(', ')}), "${endpoint.provider}" speaks ${apiOf.get(endpoint.provider)}`);
       }
     });
@@ -119,7 +120,7 @@ const bedrockApis = ['anthropic', 'bedrock'] as const;
 function normalizeModel(
   entry: ModelEntry,
   path: string,
-  providerIds: Set<string>,
+  apiOf: ReadonlyMap<string, string>,
   fail: (path: string, expected: string) => never,
 ): ModelConfig {
   const outputs = entry.modalities.output;
@@ -128,7 +129,8 @@ function normalizeModel(
   if (isText && !entry.context_length) fail(`${path}.context_length`, 'expected a positive integer for a text model');
   const endpoints = entry.endpoints.map((endpoint, index) => {
     const endpointPath = `${path}.endpoints[${index}]`;
-    if (!providerIds.has(endpoint.provider)) fail(`${endpointPath}.provider`, `expected one of the configured providers (${[...providerIds].join(', ')}), got "${endpoint.provider}"`);
+    const api = apiOf.get(endpoint.provider);
+    if (api === undefined) fail(`${endpointPath}.provider`, `expected one of the configured providers (${[...apiOf.keys()].join(', ')}), got "${endpoint.provider}"`);
     (endpoint.supported_parameters ?? []).forEach((name, parameterIndex) => {
       if (!canonicalParameters.has(name)) {
         fail(`${endpointPath}.supported_parameters[${parameterIndex}]`, `expected one of ${[...canonicalParameters].join(', ')}, got "${name}"`);
@@ -145,7 +147,8 @@ function normalizeModel(
       provider: endpoint.provider,
       model: endpoint.model,
       pricing,
-      supportedParameters: endpoint.supported_parameters ?? [],
+      // A text endpoint that lists none takes its protocol's sampling and length parameters.
+      supportedParameters: endpoint.supported_parameters ?? (isText && api !== undefined && isTextProviderApi(api) ? [...defaultTextParameters[api]] : []),
       streaming: endpoint.streaming ?? isText,
       maxCompletionTokens: endpoint.max_completion_tokens ?? null,
       contextLength: endpoint.context_length ?? null,

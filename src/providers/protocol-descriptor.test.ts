@@ -7,7 +7,8 @@ import { parseConfigText } from '../config/load-config.js';
 import type { TextRequest } from '../core/text-request.js';
 import { tagSignature, untagRequestSignatures } from '../generation/tag-signatures.js';
 import { imageAdapterOf, speechAdapterOf } from './media-adapters.js';
-import { protocolDescriptors, providerApis, textProviderApis, type ProviderApi, type TextProviderApi } from './protocol-descriptor.js';
+import { canonicalParameters } from '../config/normalize-config.js';
+import { defaultTextParameters, protocolDescriptors, providerApis, textProviderApis, type ProviderApi, type TextProviderApi } from './protocol-descriptor.js';
 import { ProviderRegistry } from './registry.js';
 import { videoAdapterFor } from './video-adapters.js';
 
@@ -69,5 +70,16 @@ describe('the protocol descriptor', () => {
     // @ts-expect-error: not a protocol of the descriptor.
     const unknown: ProviderApi = 'watsonx';
     expect([incomplete, unknown]).toHaveLength(2);
+  });
+});
+
+describe('default supported parameters', () => {
+  it('every text protocol has its defaults, each a canonical parameter name, never a model capability', () => {
+    expect(Object.keys(defaultTextParameters).sort()).toEqual([...textProviderApis].sort());
+    for (const parameters of Object.values(defaultTextParameters)) {
+      expect(parameters.filter((name) => !canonicalParameters.has(name))).toEqual([]);
+      expect(parameters).toEqual(expect.arrayContaining(['max_tokens', 'temperature', 'top_p', 'stop']));
+      for (const capability of ['tools', 'tool_choice', 'response_format', 'reasoning', 'web_search']) expect(parameters).not.toContain(capability);
+    }
   });
 });

@@ -16,6 +16,24 @@ export const protocolDescriptors = {
   fal: { name: "fal.ai's queue API", text: false, speech: false, images: true, video: false },
 } as const;
 
+/**
+ * The `supported_parameters` a text endpoint gets when its config lists none: the sampling and
+ * length parameters every model behind the protocol takes (the request body fields each vendor's
+ * reference lists for all its text models). Capabilities that vary by model — tools, structured
+ * output, reasoning, web search — are never assumed: the operator lists them. Canonical names
+ * (`core/text-request.ts`); the config's check holds them to that list.
+ */
+export const defaultTextParameters: { readonly [Api in TextProviderApi]: readonly string[] } = {
+  // https://platform.openai.com/docs/api-reference/chat/create
+  openai: ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'frequency_penalty', 'presence_penalty'],
+  // https://docs.anthropic.com/en/api/messages
+  anthropic: ['max_tokens', 'temperature', 'top_p', 'top_k', 'stop'],
+  // https://ai.google.dev/api/generate-content#generationconfig
+  gemini: ['max_tokens', 'temperature', 'top_p', 'top_k', 'stop', 'seed', 'frequency_penalty', 'presence_penalty'],
+  // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html
+  bedrock: ['max_tokens', 'temperature', 'top_p', 'stop'],
+};
+
 type Descriptors = typeof protocolDescriptors;
 
 /** A provider's wire protocol (`api` in the config). */
@@ -30,4 +48,8 @@ export const textProviderApis = providerApis.filter((api): api is TextProviderAp
 
 export function isProviderApi(value: string): value is ProviderApi {
   return Object.hasOwn(protocolDescriptors, value);
+}
+
+export function isTextProviderApi(value: string): value is TextProviderApi {
+  return (textProviderApis as readonly string[]).includes(value);
 }

@@ -43,7 +43,10 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
     for (const parameter of requirements) {
       if (!primary.endpoints.some((endpoint) => endpointMeets(catalog, endpoint, parameter))) {
         if (parameter.onlyOn || parameter.name === 'web_search') throw requirementUnmet(parameter, primary.id, catalog, input.api);
-        throw unsupportedParameter(parameter.field, `is not supported by model '${primary.id}'`);
+        throw unsupportedParameter(
+          parameter.field,
+          `is not supported by model '${primary.id}' (an operator allows it by adding '${parameter.name}' to supported_parameters of the model's endpoints in the config)`,
+        );
       }
     }
   }
