@@ -24,7 +24,7 @@ export function registerConsoleCommands(admin: Command): void {
     .action((options: { search?: string; limit: string; cursor?: string }) =>
       withStore(async (store) => {
         const limit = parseLimit(options.limit);
-        const rows = await listAccounts(store.db, { search: options.search?.trim() || undefined, limit: limit + 1, cursor: options.cursor });
+        const rows = await listAccounts(store.db, store.dialect, { search: options.search?.trim() || undefined, limit: limit + 1, cursor: options.cursor });
         const page = toPage(rows, limit, (account) => account.id);
         return { data: page.data.map(encodeAccount), next_cursor: page.next_cursor };
       }),

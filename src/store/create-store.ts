@@ -8,7 +8,8 @@ import { fallbackPages, startWalCheckpointer } from './checkpoint-wal.js';
 import { isDatabaseUnreachable, isDroppedMeanwhile } from './database-errors.js';
 import { OutageEpisodes } from './log-outage-episodes.js';
 import type { Database } from './database.js';
-import { migrations } from './migrations/index.js';
+import { migrations, onlineIndexes } from './migrations/index.js';
+import { buildOnlineIndexes, type OnlineIndexOutcome } from './migrations/online-index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -284,8 +285,17 @@ async function ping(db: Kysely<Database>): Promise<boolean> {
   }
 }
 
-/** Applies every pending migration; safe to run from several instances at once (Kysely takes a lock). */
-export async function migrateToLatest(store: Store): Promise<void> {
+/**
+ * Applies every pending migration; safe to run from several instances at once (Kysely takes a
+ * lock). On PostgreSQL it then builds the migrations' online indexes (CREATE INDEX CONCURRENTLY,
+ * outside the migrator's transaction) and tells which it had to leave out.
+ */
+export async function migrateToLatest(store: Store): Promise<OnlineIndexOutcome> {
+  await runMigrator(store);
+  return store.pool ? buildOnlineIndexes(store.pool, onlineIndexes) : { built: [], skipped: [] };
+}
+
+async function runMigrator(store: Store): Promise<void> {
   // Unordered: migrations written on parallel branches may land in any order.
   // Kysely looks its bookkeeping tables up across all schemas: name ours, so that suites running
   // side by side in separate schemas never take each other's migration lock.

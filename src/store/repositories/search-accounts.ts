@@ -1,0 +1,97 @@
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Dialect } from '../create-store.js';
+import type { Database } from '../database.js';
+
+/**
+ * The operator's account search (docs/api-decisions.md, "Account search"), the same rule on both
+ * stores: the id exactly, or the name matched with ASCII letters folded to lower case (A-Z only:
+ * `É` and `é` are different letters on both stores, whose own case rules differ beyond ASCII):
+ * - a query of 3 characters or more matches any part of the name, served by a trigram index
+ *   (SQLite FTS5 `accounts_search`, PostgreSQL pg_trgm), the rule rechecked on every candidate;
+ * - a shorter one, which no trigram can serve, matches the whole name, served by
+ *   `accounts_name_idx` (folded name, id).
+ * Newest first by id, `cursor` the last id of the previous page, as every list.
+ */
+export async function searchAccountIds(db: Kysely<Database>, dialect: Dialect, search: string, options: { limit: number; cursor?: string }): Promise<string[]> {
+  const folded = foldAscii(search);
+  const names = [...folded].length < 3 ? await listWholeNameMatches(db, dialect, folded, options) : await listPartMatches(db, dialect, folded, options);
+  const byId = await db.selectFrom('accounts').select('id').where('id', '=', search).executeTakeFirst();
+  if (!byId || names.includes(byId.id) || (options.cursor !== undefined && byId.id >= options.cursor)) return names;
+  return [...names, byId.id].sort((a, b) => (a < b ? 1 : -1)).slice(0, options.limit);
+}
+
+/** At most this many index candidates are read for one page; past it, a scan by id finds a page sooner. */
+const candidateCap = 2_000;
+/** Rows one scan statement reads, so that no statement holds SQLite's thread long (issue 54). */
+const scanWindow = 5_000;
+
+function foldAscii(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
+/** The stored name folded as `foldAscii` folds the query: SQLite's lower() changes ASCII only. */
+function foldedName(dialect: Dialect) {
+  return dialect === 'postgres' ? sql<string>`translate(accounts.name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')` : sql<string>`lower(accounts.name)`;
+}
+
+async function listWholeNameMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: { limit: number; cursor?: string }): Promise<string[]> {
+  let query = db.selectFrom('accounts').select('id').where(foldedName(dialect), '=', folded);
+  if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
+  return (await query.orderBy('id', 'desc').limit(options.limit).execute()).map((row) => row.id);
+}
+
+async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: { limit: number; cursor?: string }): Promise<string[]> {
+  const pattern = `%${folded.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const matches = sql<SqlBool>`${foldedName(dialect)} like ${pattern} escape '\\'`;
+  // pg_trgm takes its trigrams from runs of letters and digits only; a query without three in a
+  // row gives it none to look up, and its index would read every row.
+  const indexable = dialect === 'sqlite' || /[\p{L}\p{N}]{3}/u.test(folded);
+  if (indexable && (await countCandidates(db, dialect, folded, matches)) <= candidateCap) {
+    let query = db.selectFrom('accounts').select('id').where(matches);
+    if (dialect === 'sqlite') query = query.where(sql<SqlBool>`accounts.rowid in (select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)})`);
+    if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
+    return (await query.orderBy('id', 'desc').limit(options.limit).execute()).map((row) => row.id);
+  }
+  return scanForMatches(db, matches, options);
+}
+
+/** How many rows the trigram index offers (at most `candidateCap + 1`): the work an indexed page costs. */
+async function countCandidates(db: Kysely<Database>, dialect: Dialect, folded: string, matches: ReturnType<typeof sql<SqlBool>>): Promise<number> {
+  const candidates =
+    dialect === 'sqlite'
+      ? sql`select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${candidateCap + 1}`
+      : sql`select 1 from accounts where ${matches} limit ${candidateCap + 1}`;
+  const result = await sql<{ count: number | bigint | string }>`select count(*) as count from (${candidates}) as candidates`.execute(db);
+  return Number(result.rows[0]?.count ?? 0);
+}
+
+/** An FTS5 string (one phrase): the trigram tokenizer matches it anywhere in the name, folding case. */
+function ftsPhrase(folded: string): string {
+  return `"${folded.replace(/"/g, '""')}"`;
+}
+
+/**
+ * A query so common that the index offers more candidates than a page needs (or one the index
+ * cannot serve): walk the accounts newest first in windows of `scanWindow` ids, each window one
+ * bounded statement, yielding between them, until the page is full.
+ */
+async function scanForMatches(db: Kysely<Database>, matches: ReturnType<typeof sql<SqlBool>>, options: { limit: number; cursor?: string }): Promise<string[]> {
+  const found: string[] = [];
+  let upper = options.cursor;
+  while (found.length < options.limit) {
+    let window = db.selectFrom('accounts').select('id');
+    if (upper !== undefined) window = window.where('id', '<', upper);
+    const floor = await db
+      .selectFrom(window.orderBy('id', 'desc').limit(scanWindow).as('window'))
+      .select((eb) => eb.fn.min<string>('window.id').as('id'))
+      .executeTakeFirst();
+    if (!floor?.id) break;
+    let page = db.selectFrom('accounts').select('id').where('id', '>=', floor.id).where(matches);
+    if (upper !== undefined) page = page.where('id', '<', upper);
+    const rows = await page.orderBy('id', 'desc').limit(options.limit - found.length).execute();
+    found.push(...rows.map((row) => row.id));
+    upper = floor.id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return found;
+}
