@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../create-store.js';
 import type { Database } from '../database.js';
 import { toBigInt } from '../convert.js';
-import { searchAccountIds } from './search-accounts.js';
+import { searchAccountIds, type SearchOptions } from './search-accounts.js';
 
 export interface AccountRecord {
   id: string;
@@ -55,7 +55,7 @@ export async function creditAccount(
  * Accounts newest first (ids grow with time), after `cursor` (an account id). `search` matches
  * the id exactly or the name by the rule of `searchAccountIds`, through an index on each store.
  */
-export async function listAccounts(db: Kysely<Database>, dialect: Dialect, options: { search?: string; limit: number; cursor?: string }): Promise<AccountRecord[]> {
+export async function listAccounts(db: Kysely<Database>, dialect: Dialect, options: SearchOptions & { search?: string }): Promise<AccountRecord[]> {
   let query = db
     .selectFrom('accounts')
     .leftJoin('messenger_links', 'messenger_links.account_id', 'accounts.id')

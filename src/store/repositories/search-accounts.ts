@@ -1,6 +1,7 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../create-store.js';
 import type { Database } from '../database.js';
+import { yieldToEventLoop } from '../run-in-batches.js';
 
 /**
  * The operator's account search (docs/api-decisions.md, "Account search"), the same rule on both
@@ -12,7 +13,15 @@ import type { Database } from '../database.js';
  *   `accounts_name_idx` (folded name, id).
  * Newest first by id, `cursor` the last id of the previous page, as every list.
  */
-export async function searchAccountIds(db: Kysely<Database>, dialect: Dialect, search: string, options: { limit: number; cursor?: string }): Promise<string[]> {
+export interface SearchOptions {
+  limit: number;
+  cursor?: string;
+  /** Tests only: smaller than the defaults below, to cross the thresholds with few accounts. */
+  candidateCap?: number;
+  scanWindow?: number;
+}
+
+export async function searchAccountIds(db: Kysely<Database>, dialect: Dialect, search: string, options: SearchOptions): Promise<string[]> {
   const folded = foldAscii(search);
   const names = [...folded].length < 3 ? await listWholeNameMatches(db, dialect, folded, options) : await listPartMatches(db, dialect, folded, options);
   const byId = await db.selectFrom('accounts').select('id').where('id', '=', search).executeTakeFirst();
@@ -20,10 +29,16 @@ export async function searchAccountIds(db: Kysely<Database>, dialect: Dialect, s
   return [...names, byId.id].sort((a, b) => (a < b ? 1 : -1)).slice(0, options.limit);
 }
 
-/** At most this many index candidates are read for one page; past it, a scan by id finds a page sooner. */
-const candidateCap = 2_000;
-/** Rows one scan statement reads, so that no statement holds SQLite's thread long (issue 54). */
-const scanWindow = 5_000;
+/**
+ * At most this many index candidates are read for one page (each a row to look up and sort);
+ * past it the query matches at least one account in a thousand (at 1M accounts), and a scan by
+ * id finds a page within a few windows (measured in docs/deployment.md, "Account search").
+ */
+const candidateCap = 1_000;
+/** Ids one scan statement reads, so that no statement holds SQLite's thread long (issue 54). */
+const scanWindow = 4_000;
+
+type Condition = RawBuilder<SqlBool>;
 
 function foldAscii(text: string): string {
   return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
@@ -34,19 +49,20 @@ function foldedName(dialect: Dialect) {
   return dialect === 'postgres' ? sql<string>`translate(accounts.name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')` : sql<string>`lower(accounts.name)`;
 }
 
-async function listWholeNameMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: { limit: number; cursor?: string }): Promise<string[]> {
+async function listWholeNameMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: SearchOptions): Promise<string[]> {
   let query = db.selectFrom('accounts').select('id').where(foldedName(dialect), '=', folded);
   if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
   return (await query.orderBy('id', 'desc').limit(options.limit).execute()).map((row) => row.id);
 }
 
-async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: { limit: number; cursor?: string }): Promise<string[]> {
+async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: SearchOptions): Promise<string[]> {
   const pattern = `%${folded.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
   const matches = sql<SqlBool>`${foldedName(dialect)} like ${pattern} escape '\\'`;
   // pg_trgm takes its trigrams from runs of letters and digits only; a query without three in a
   // row gives it none to look up, and its index would read every row.
   const indexable = dialect === 'sqlite' || /[\p{L}\p{N}]{3}/u.test(folded);
-  if (indexable && (await countCandidates(db, dialect, folded, matches)) <= candidateCap) {
+  const cap = options.candidateCap ?? candidateCap;
+  if (indexable && (await countCandidates(db, dialect, folded, matches, cap)) <= cap) {
     let query = db.selectFrom('accounts').select('id').where(matches);
     if (dialect === 'sqlite') query = query.where(sql<SqlBool>`accounts.rowid in (select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)})`);
     if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
@@ -55,12 +71,12 @@ async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: s
   return scanForMatches(db, matches, options);
 }
 
-/** How many rows the trigram index offers (at most `candidateCap + 1`): the work an indexed page costs. */
-async function countCandidates(db: Kysely<Database>, dialect: Dialect, folded: string, matches: ReturnType<typeof sql<SqlBool>>): Promise<number> {
+/** How many rows the trigram index offers (at most `cap + 1`): the work an indexed page costs. */
+async function countCandidates(db: Kysely<Database>, dialect: Dialect, folded: string, matches: Condition, cap: number): Promise<number> {
   const candidates =
     dialect === 'sqlite'
-      ? sql`select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${candidateCap + 1}`
-      : sql`select 1 from accounts where ${matches} limit ${candidateCap + 1}`;
+      ? sql`select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${cap + 1}`
+      : sql`select 1 from accounts where ${matches} limit ${cap + 1}`;
   const result = await sql<{ count: number | bigint | string }>`select count(*) as count from (${candidates}) as candidates`.execute(db);
   return Number(result.rows[0]?.count ?? 0);
 }
@@ -75,14 +91,14 @@ function ftsPhrase(folded: string): string {
  * cannot serve): walk the accounts newest first in windows of `scanWindow` ids, each window one
  * bounded statement, yielding between them, until the page is full.
  */
-async function scanForMatches(db: Kysely<Database>, matches: ReturnType<typeof sql<SqlBool>>, options: { limit: number; cursor?: string }): Promise<string[]> {
+async function scanForMatches(db: Kysely<Database>, matches: Condition, options: SearchOptions): Promise<string[]> {
   const found: string[] = [];
   let upper = options.cursor;
   while (found.length < options.limit) {
     let window = db.selectFrom('accounts').select('id');
     if (upper !== undefined) window = window.where('id', '<', upper);
     const floor = await db
-      .selectFrom(window.orderBy('id', 'desc').limit(scanWindow).as('window'))
+      .selectFrom(window.orderBy('id', 'desc').limit(options.scanWindow ?? scanWindow).as('window'))
       .select((eb) => eb.fn.min<string>('window.id').as('id'))
       .executeTakeFirst();
     if (!floor?.id) break;
@@ -91,7 +107,7 @@ async function scanForMatches(db: Kysely<Database>, matches: ReturnType<typeof s
     const rows = await page.orderBy('id', 'desc').limit(options.limit - found.length).execute();
     found.push(...rows.map((row) => row.id));
     upper = floor.id;
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
   }
   return found;
 }
