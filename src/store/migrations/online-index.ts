@@ -4,7 +4,7 @@ import type pg from 'pg';
  * A PostgreSQL index that a migration wants built without blocking writers: CREATE INDEX
  * CONCURRENTLY, which may not run inside a transaction, while Kysely's migrator runs every
  * pending migration in one. So such indexes are listed here and built by `buildOnlineIndexes`
- * after the migrator has committed, on every start: a build that was interrupted (leaving an
+ * after the migrator has committed (on tables of more than `smallTableRows`), on every start: a build that was interrupted (leaving an
  * invalid index) is dropped and started again, one that is in place costs one catalog read.
  */
 export interface OnlineIndex {
@@ -16,25 +16,25 @@ export interface OnlineIndex {
   extension?: 'pg_trgm';
 }
 
+/** Up to this many rows a table is indexed by a plain CREATE INDEX. */
+export const smallTableRows = 10_000;
+
 export interface OnlineIndexOutcome {
   built: string[];
   /** Indexes left out, with the reason (the queries still answer, by a scan). */
   skipped: { name: string; reason: string }[];
 }
 
-/** No bound on the build itself: the client-side and server-side timeouts are for requests. */
-const noTimeout = 2 ** 31 - 1;
-
+/** `pool` is one without statement or query timeouts (`migrateToLatest`'s maintenance pool): a build takes what it takes. */
 export async function buildOnlineIndexes(pool: pg.Pool, indexes: readonly OnlineIndex[]): Promise<OnlineIndexOutcome> {
   const outcome: OnlineIndexOutcome = { built: [], skipped: [] };
   if (indexes.length === 0) return outcome;
   const client = await pool.connect();
-  const query = <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) => client.query<Row>({ text, values, query_timeout: noTimeout } as pg.QueryConfig);
+  const query = <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) => client.query<Row>(text, values);
   // Session-level lock per schema: instances starting together build each index once, and none
   // drops an index another is still building.
   const lock = "hashtext('switchyard online indexes ' || current_schema())";
   try {
-    await query('set statement_timeout = 0');
     await query(`select pg_advisory_lock(${lock})`);
     for (const index of indexes) {
       const schemaOfExtension = index.extension ? await ensureExtension(query, index.extension) : undefined;
@@ -50,12 +50,16 @@ export async function buildOnlineIndexes(pool: pg.Pool, indexes: readonly Online
       if (state.rows[0]?.valid) continue;
       if (state.rows[0]) await query(`drop index concurrently if exists "${index.name}"`);
       const definition = index.definition.replaceAll('{trgm}', `"${schemaOfExtension ?? ''}"`);
-      await query(`create index concurrently "${index.name}" on "${index.table}" ${definition}`);
+      // CONCURRENTLY waits for every transaction of the database older than it, and two such
+      // builds of expression indexes wait for each other: worth it only where a plain build's
+      // SHARE lock would hold writers for long. A small table is indexed in milliseconds.
+      const rows = await query<{ count: string }>(`select count(*)::text as count from (select 1 from "${index.table}" limit ${smallTableRows + 1}) as sample`);
+      const concurrently = Number(rows.rows[0].count) > smallTableRows ? 'concurrently' : '';
+      await query(`create index ${concurrently} "${index.name}" on "${index.table}" ${definition}`);
       outcome.built.push(index.name);
     }
   } finally {
     await query(`select pg_advisory_unlock(${lock})`).catch(() => undefined);
-    await query('reset statement_timeout').catch(() => undefined);
     client.release();
   }
   return outcome;
