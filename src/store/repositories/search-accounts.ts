@@ -61,24 +61,35 @@ async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: s
   // pg_trgm takes its trigrams from runs of letters and digits only; a query without three in a
   // row gives it none to look up, and its index would read every row.
   const indexable = dialect === 'sqlite' || /[\p{L}\p{N}]{3}/u.test(folded);
-  const cap = options.candidateCap ?? candidateCap;
-  if (indexable && (await countCandidates(db, dialect, folded, matches, cap)) <= cap) {
-    let query = db.selectFrom('accounts').select('id').where(matches);
-    if (dialect === 'sqlite') query = query.where(sql<SqlBool>`accounts.rowid in (select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)})`);
-    if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
-    return (await query.orderBy('id', 'desc').limit(options.limit).execute()).map((row) => row.id);
+  if (indexable) {
+    const page = await readIndexedPage(db, dialect, folded, matches, options);
+    if (page) return page;
   }
   return scanForMatches(db, matches, options);
 }
 
-/** How many rows the trigram index offers (at most `cap + 1`): the work an indexed page costs. */
-async function countCandidates(db: Kysely<Database>, dialect: Dialect, folded: string, matches: Condition, cap: number): Promise<number> {
+/**
+ * One statement: the candidates the trigram index offers (at most `cap + 1`, so the work is
+ * bounded), and the page among them. On SQLite the FTS5 table offers rowids that the rule then
+ * checks; on PostgreSQL pg_trgm's bitmap scan rechecks its candidates itself, and the cursor
+ * bounds them. Undefined when the index offers more than `cap`: the query is too common for it.
+ */
+async function readIndexedPage(db: Kysely<Database>, dialect: Dialect, folded: string, matches: Condition, options: SearchOptions): Promise<string[] | undefined> {
+  const cap = options.candidateCap ?? candidateCap;
+  const below = options.cursor === undefined ? sql`` : sql`and accounts.id < ${options.cursor}`;
   const candidates =
     dialect === 'sqlite'
-      ? sql`select rowid from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${cap + 1}`
-      : sql`select 1 from accounts where ${matches} limit ${cap + 1}`;
-  const result = await sql<{ count: number | bigint | string }>`select count(*) as count from (${candidates}) as candidates`.execute(db);
-  return Number(result.rows[0]?.count ?? 0);
+      ? sql`select rowid as candidate from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${cap + 1}`
+      : sql`select accounts.id as candidate from accounts where ${matches} ${below} limit ${cap + 1}`;
+  const page =
+    dialect === 'sqlite'
+      ? sql`select accounts.id from accounts where accounts.rowid in (select candidate from candidates) and ${matches} ${below} order by accounts.id desc limit ${options.limit}`
+      : sql`select candidate as id from candidates order by candidate desc limit ${options.limit}`;
+  const result = await sql<{ offered: number | bigint | string; id: string | null }>`
+    with candidates as materialized (${candidates}), offered as (select count(*) as n from candidates)
+    select offered.n as offered, page.id from offered left join (${page}) as page on 1 = 1 order by page.id desc`.execute(db);
+  if (Number(result.rows[0]?.offered ?? 0) > cap) return undefined;
+  return result.rows.flatMap((row) => (row.id === null ? [] : [row.id]));
 }
 
 /** An FTS5 string (one phrase): the trigram tokenizer matches it anywhere in the name, folding case. */
