@@ -17,8 +17,8 @@ import { withStore } from './admin-commands.js';
 export function registerConsoleCommands(admin: Command): void {
   admin
     .command('list-accounts')
-    .description('list accounts, newest first; --search matches an id or part of a name')
-    .option('--search <text>', 'account id, or part of the name (case-insensitive)')
+    .description('list accounts, newest first; --search matches an id, part of a name (3+ characters) or a whole name (1-2)')
+    .option('--search <text>', 'account id, or part of the name (A-Z case-insensitive; 1-2 characters: the whole name)')
     .option('--limit <n>', 'page size (1-500)', String(defaultPageSize))
     .option('--cursor <id>', 'next_cursor of the previous page')
     .action((options: { search?: string; limit: string; cursor?: string }) =>
