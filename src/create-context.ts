@@ -47,7 +47,8 @@ const tracingOf = new WeakMap<AppContext, Tracing>();
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.server.logLevel);
   const store = await createStore(config.server.databaseUrl, { logger, backgroundCheckpoints: true, ...options.store });
-  await migrateToLatest(store);
+  const indexes = await migrateToLatest(store);
+  for (const skipped of indexes.skipped) logger.warn(skipped, 'index left out; the queries it serves scan instead');
   const clock = options.clock ?? systemClock;
   const instanceId = createId('ins');
   const tracing = options.tracing === undefined ? createTracingFromEnv(process.env) : options.tracing;

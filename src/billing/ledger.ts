@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { yieldToEventLoop } from '../store/run-in-batches.js';
 import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances, type HeartbeatTime } from '../store/repositories/instances.js';
@@ -21,6 +22,9 @@ export interface Reservation {
   /** Set when it was reserved in memory within this instance's lease: the lease row's id. */
   leaseId?: string;
 }
+
+/** Releases a sweep makes between two yields to the event loop. */
+export const sweepReleaseBatch = 50;
 
 /** How long a reservation may stay open before the sweeper assumes its request died. */
 export const reservationLifetimeMs = 2 * 60 * 60 * 1000;
@@ -276,7 +280,14 @@ export class Ledger {
       ...(await listExpiredReservations(this.context.store.db, now.toISOString(), this.options.instanceId, 1000)),
     ]);
     let released = 0;
-    for (const id of ids) if (await releaseOnce(this.context.store, id)) released += 1;
+    let index = 0;
+    for (const id of ids) {
+      if (await releaseOnce(this.context.store, id)) released += 1;
+      // Each release is one short transaction; on SQLite a run of them would hold the main
+      // thread (an await of a finished statement yields to microtasks only): yield every batch.
+      index += 1;
+      if (index % sweepReleaseBatch === 0) await yieldToEventLoop();
+    }
     return released;
   }
 }

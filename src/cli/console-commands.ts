@@ -17,14 +17,14 @@ import { withStore } from './admin-commands.js';
 export function registerConsoleCommands(admin: Command): void {
   admin
     .command('list-accounts')
-    .description('list accounts, newest first; --search matches an id or part of a name')
-    .option('--search <text>', 'account id, or part of the name (case-insensitive)')
+    .description('list accounts, newest first; --search matches an id, part of a name (3+ characters) or a whole name (1-2)')
+    .option('--search <text>', 'account id, or part of the name (A-Z case-insensitive; 1-2 characters: the whole name)')
     .option('--limit <n>', 'page size (1-500)', String(defaultPageSize))
     .option('--cursor <id>', 'next_cursor of the previous page')
     .action((options: { search?: string; limit: string; cursor?: string }) =>
       withStore(async (store) => {
         const limit = parseLimit(options.limit);
-        const rows = await listAccounts(store.db, { search: options.search?.trim() || undefined, limit: limit + 1, cursor: options.cursor });
+        const rows = await listAccounts(store.db, store.dialect, { search: options.search?.trim() || undefined, limit: limit + 1, cursor: options.cursor });
         const page = toPage(rows, limit, (account) => account.id);
         return { data: page.data.map(encodeAccount), next_cursor: page.next_cursor };
       }),

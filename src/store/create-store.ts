@@ -8,7 +8,8 @@ import { fallbackPages, startWalCheckpointer } from './checkpoint-wal.js';
 import { isDatabaseUnreachable, isDroppedMeanwhile } from './database-errors.js';
 import { OutageEpisodes } from './log-outage-episodes.js';
 import type { Database } from './database.js';
-import { migrations } from './migrations/index.js';
+import { migrations, onlineIndexes } from './migrations/index.js';
+import { buildOnlineIndexes, type OnlineIndexOutcome } from './migrations/online-index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -284,15 +285,43 @@ async function ping(db: Kysely<Database>): Promise<boolean> {
   }
 }
 
-/** Applies every pending migration; safe to run from several instances at once (Kysely takes a lock). */
-export async function migrateToLatest(store: Store): Promise<void> {
+/**
+ * Applies every pending migration; safe to run from several instances at once (Kysely takes a
+ * lock). On PostgreSQL it then builds the migrations' online indexes (CREATE INDEX CONCURRENTLY,
+ * outside the migrator's transaction) and tells which it had to leave out.
+ */
+export async function migrateToLatest(store: Store): Promise<OnlineIndexOutcome> {
+  if (!store.pool) {
+    await runMigrator(store, store.db);
+    return { built: [], skipped: [] };
+  }
+  // The pool's statement and query timeouts bound request-path queries (a pathological read must
+  // not pile up); a migration or an index build on a large table legitimately runs longer, so
+  // they run on a connection of their own without either.
+  const maintenance = new pg.Pool({
+    ...store.pool.options,
+    max: 1,
+    query_timeout: undefined,
+    options: String(store.pool.options.options ?? '').replace(/-c statement_timeout=\d+/, '-c statement_timeout=0'),
+  });
+  maintenance.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: maintenance }) });
+  try {
+    await runMigrator(store, db);
+    return await buildOnlineIndexes(maintenance, onlineIndexes);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function runMigrator(store: Store, db: Kysely<Database>): Promise<void> {
   // Unordered: migrations written on parallel branches may land in any order.
   // Kysely looks its bookkeeping tables up across all schemas: name ours, so that suites running
   // side by side in separate schemas never take each other's migration lock.
   // Without a schema of ours (PGOPTIONS or the role's search_path chose it), name the current one.
-  const schema = store.schema ?? (store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema : undefined);
+  const schema = store.schema ?? (store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined);
   const migrator = new Migrator({
-    db: store.db,
+    db,
     provider: { getMigrations: async () => migrations },
     allowUnorderedMigrations: true,
     migrationTableSchema: schema,

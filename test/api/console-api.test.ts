@@ -16,7 +16,7 @@ for (const database of testDatabases()) {
     });
     afterAll(async () => gateway?.close());
 
-    it('lists and searches accounts with cursor paging, case-insensitively, wildcards taken literally', async () => {
+    it('lists and searches accounts with cursor paging, case-insensitively, wildcards taken literally, short queries as whole names', async () => {
       const names = ['Zeta Labs', 'zeta_shop', 'Omega%Co'];
       const ids: string[] = [];
       for (const name of names) ids.push((await gateway.test.createAccount({ name, credits: 1 })).accountId);
@@ -26,8 +26,11 @@ for (const database of testDatabases()) {
       // `_` and `%` match themselves only.
       const underscore = (await (await admin('GET', '/admin/accounts?search=a_s')).json()) as Json;
       expect(underscore.data.map((account: Json) => account.name)).toEqual(['zeta_shop']);
-      const percent = (await (await admin('GET', '/admin/accounts?search=%25')).json()) as Json;
+      const percent = (await (await admin('GET', '/admin/accounts?search=A%25C')).json()) as Json;
       expect(percent.data.map((account: Json) => account.name)).toEqual(['Omega%Co']);
+      // Shorter than a trigram: the whole name only (docs/api-decisions.md, "Account search").
+      const whole = (await (await admin('GET', '/admin/accounts?search=%25')).json()) as Json;
+      expect(whole.data).toEqual([]);
       const byId = (await (await admin('GET', `/v1/admin/accounts?search=${ids[0]}`)).json()) as Json;
       expect(byId.data).toHaveLength(1);
       expect(byId.data[0]).toMatchObject({ id: ids[0], balance: 1, messenger_linked: false });

@@ -39,7 +39,7 @@ export function registerAdminConsoleRoutes(app: FastifyInstance, context: AppCon
     app.get<{ Querystring: AccountListQuery }>(`${prefix}/accounts`, { schema: { querystring: AccountListQuery }, config }, async (request) => {
       const limit = request.query.limit ?? defaultPageSize;
       const search = request.query.search?.trim() || undefined;
-      const rows = await listAccounts(db, { search, limit: limit + 1, cursor: request.query.cursor });
+      const rows = await listAccounts(db, context.store.dialect, { search, limit: limit + 1, cursor: request.query.cursor });
       const page = toPage(rows, limit, (account) => account.id);
       return { data: page.data.map(encodeAccount), next_cursor: page.next_cursor };
     });

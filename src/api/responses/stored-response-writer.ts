@@ -1,10 +1,11 @@
 import type { AppContext } from '../../app-context.js';
+import { runInBatches } from '../../store/run-in-batches.js';
 import { deleteExpiredStoredResponses, insertStoredResponses, type StoredResponseRecord } from '../../store/repositories/stored-responses.js';
 
 /** Rows per insert; more waiting go in the next batch. */
 const batchSize = 64;
-/** Expired rows deleted per sweep. */
-const sweepBatch = 500;
+/** Expired rows one statement of a sweep deletes (each row up to a response's JSON), so that none holds SQLite's thread long. */
+const sweepBatch = 100;
 /** A sweep runs at most this often, by the context's clock. */
 const sweepEveryMs = 60_000;
 
@@ -36,9 +37,11 @@ export class StoredResponseWriter {
     });
   }
 
-  /** Deletes a batch of expired rows now; resolves with how many. */
+  /** Deletes every row expired by now, in batches with a yield between them; resolves with how many. */
   sweep(): Promise<number> {
-    this.sweeping ??= deleteExpiredStoredResponses(this.context.store.db, this.context.clock.now().toISOString(), sweepBatch)
+    const now = this.context.clock.now().toISOString();
+    this.sweeping ??= runInBatches((limit) => deleteExpiredStoredResponses(this.context.store.db, now, limit), { batchSize: sweepBatch })
+      .then((run) => run.done)
       .catch((error: unknown) => {
         this.context.logger.warn({ err: error }, 'stored response sweep failed');
         return 0;

@@ -15,6 +15,8 @@ import * as storedResponses from './2026-11-25-1930-stored-responses.js';
 import * as requestToolCost from './2026-11-25-2000-request-tool-cost.js';
 import * as ledgerUncollectedIndex from './2026-11-26-0100-ledger-uncollected-index.js';
 import * as requestStatusPartialIndex from './2026-11-26-1500-request-status-partial-index.js';
+import * as accountSearchIndex from './2026-12-07-1310-account-search-index.js';
+import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +36,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-2000-request-tool-cost': requestToolCost,
   '2026-11-26-0100-ledger-uncollected-index': ledgerUncollectedIndex,
   '2026-11-26-1500-request-status-partial-index': requestStatusPartialIndex,
+  '2026-12-07-1310-account-search-index': accountSearchIndex,
 };
+
+/** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */
+export const onlineIndexes: readonly OnlineIndex[] = [...accountSearchIndex.onlineIndexes];

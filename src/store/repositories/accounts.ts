@@ -1,6 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../create-store.js';
 import type { Database } from '../database.js';
 import { toBigInt } from '../convert.js';
+import { searchAccountIds, type SearchOptions } from './search-accounts.js';
 
 export interface AccountRecord {
   id: string;
@@ -51,18 +53,20 @@ export async function creditAccount(
 
 /**
  * Accounts newest first (ids grow with time), after `cursor` (an account id). `search` matches
- * the id exactly or a case-insensitive part of the name; LIKE wildcards in it are taken literally.
+ * the id exactly or the name by the rule of `searchAccountIds`, through an index on each store.
  */
-export async function listAccounts(db: Kysely<Database>, options: { search?: string; limit: number; cursor?: string }): Promise<AccountRecord[]> {
+export async function listAccounts(db: Kysely<Database>, dialect: Dialect, options: SearchOptions & { search?: string }): Promise<AccountRecord[]> {
   let query = db
     .selectFrom('accounts')
     .leftJoin('messenger_links', 'messenger_links.account_id', 'accounts.id')
     .select(['accounts.id', 'accounts.name', 'accounts.created_at', 'accounts.total_credits', 'accounts.total_usage', 'accounts.reserved', 'messenger_links.account_id as linked']);
   if (options.search) {
-    const pattern = `%${options.search.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-    query = query.where((eb) => eb.or([eb('accounts.id', '=', options.search!), eb(sql`lower(accounts.name)`, 'like', sql`${pattern} escape '\\'`)]));
+    const ids = await searchAccountIds(db, dialect, options.search, options);
+    if (ids.length === 0) return [];
+    query = query.where('accounts.id', 'in', ids);
+  } else if (options.cursor) {
+    query = query.where('accounts.id', '<', options.cursor);
   }
-  if (options.cursor) query = query.where('accounts.id', '<', options.cursor);
   const rows = await query.orderBy('accounts.id', 'desc').limit(options.limit).execute();
   return rows.map(toAccountRow);
 }

@@ -1,0 +1,124 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from '../create-store.js';
+import type { Database } from '../database.js';
+import { yieldToEventLoop } from '../run-in-batches.js';
+
+/**
+ * The operator's account search (docs/api-decisions.md, "Account search"), the same rule on both
+ * stores: the id exactly, or the name matched with ASCII letters folded to lower case (A-Z only:
+ * `É` and `é` are different letters on both stores, whose own case rules differ beyond ASCII):
+ * - a query of 3 characters or more matches any part of the name, served by a trigram index
+ *   (SQLite FTS5 `accounts_search`, PostgreSQL pg_trgm), the rule rechecked on every candidate;
+ * - a shorter one, which no trigram can serve, matches the whole name, served by
+ *   `accounts_name_idx` (folded name, id).
+ * Newest first by id, `cursor` the last id of the previous page, as every list.
+ */
+export interface SearchOptions {
+  limit: number;
+  cursor?: string;
+  /** Tests only: smaller than the defaults below, to cross the thresholds with few accounts. */
+  candidateCap?: number;
+  scanWindow?: number;
+}
+
+export async function searchAccountIds(db: Kysely<Database>, dialect: Dialect, search: string, options: SearchOptions): Promise<string[]> {
+  const folded = foldAscii(search);
+  const names = [...folded].length < 3 ? await listWholeNameMatches(db, dialect, folded, options) : await listPartMatches(db, dialect, folded, options);
+  const byId = await db.selectFrom('accounts').select('id').where('id', '=', search).executeTakeFirst();
+  if (!byId || names.includes(byId.id) || (options.cursor !== undefined && byId.id >= options.cursor)) return names;
+  return [...names, byId.id].sort((a, b) => (a < b ? 1 : -1)).slice(0, options.limit);
+}
+
+/**
+ * At most this many index candidates are read for one page (each a row to look up and sort);
+ * past it the query matches at least one account in a thousand (at 1M accounts), and a scan by
+ * id finds a page within a few windows (measured in docs/deployment.md, "Account search").
+ */
+const candidateCap = 1_000;
+/** Ids one scan statement reads, so that no statement holds SQLite's thread long (issue 54). */
+const scanWindow = 4_000;
+
+type Condition = RawBuilder<SqlBool>;
+
+function foldAscii(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
+/** The stored name folded as `foldAscii` folds the query: SQLite's lower() changes ASCII only. */
+function foldedName(dialect: Dialect) {
+  return dialect === 'postgres' ? sql<string>`translate(accounts.name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')` : sql<string>`lower(accounts.name)`;
+}
+
+async function listWholeNameMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: SearchOptions): Promise<string[]> {
+  let query = db.selectFrom('accounts').select('id').where(foldedName(dialect), '=', folded);
+  if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
+  return (await query.orderBy('id', 'desc').limit(options.limit).execute()).map((row) => row.id);
+}
+
+async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: SearchOptions): Promise<string[]> {
+  const pattern = `%${folded.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const matches = sql<SqlBool>`${foldedName(dialect)} like ${pattern} escape '\\'`;
+  // pg_trgm takes its trigrams from runs of letters and digits only; a query without three in a
+  // row gives it none to look up, and its index would read every row.
+  const indexable = dialect === 'sqlite' || /[\p{L}\p{N}]{3}/u.test(folded);
+  if (indexable) {
+    const page = await readIndexedPage(db, dialect, folded, matches, options);
+    if (page) return page;
+  }
+  return scanForMatches(db, matches, options);
+}
+
+/**
+ * One statement: the candidates the trigram index offers (at most `cap + 1`, so the work is
+ * bounded), and the page among them. On SQLite the FTS5 table offers rowids that the rule then
+ * checks; on PostgreSQL pg_trgm's bitmap scan rechecks its candidates itself, and the cursor
+ * bounds them. Undefined when the index offers more than `cap`: the query is too common for it.
+ */
+async function readIndexedPage(db: Kysely<Database>, dialect: Dialect, folded: string, matches: Condition, options: SearchOptions): Promise<string[] | undefined> {
+  const cap = options.candidateCap ?? candidateCap;
+  const below = options.cursor === undefined ? sql`` : sql`and accounts.id < ${options.cursor}`;
+  const candidates =
+    dialect === 'sqlite'
+      ? sql`select rowid as candidate from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${cap + 1}`
+      : sql`select accounts.id as candidate from accounts where ${matches} ${below} limit ${cap + 1}`;
+  const page =
+    dialect === 'sqlite'
+      ? sql`select accounts.id from accounts where accounts.rowid in (select candidate from candidates) and ${matches} ${below} order by accounts.id desc limit ${options.limit}`
+      : sql`select candidate as id from candidates order by candidate desc limit ${options.limit}`;
+  const result = await sql<{ offered: number | bigint | string; id: string | null }>`
+    with candidates as materialized (${candidates}), offered as (select count(*) as n from candidates)
+    select offered.n as offered, page.id from offered left join (${page}) as page on 1 = 1 order by page.id desc`.execute(db);
+  if (Number(result.rows[0]?.offered ?? 0) > cap) return undefined;
+  return result.rows.flatMap((row) => (row.id === null ? [] : [row.id]));
+}
+
+/** An FTS5 string (one phrase): the trigram tokenizer matches it anywhere in the name, folding case. */
+function ftsPhrase(folded: string): string {
+  return `"${folded.replace(/"/g, '""')}"`;
+}
+
+/**
+ * A query so common that the index offers more candidates than a page needs (or one the index
+ * cannot serve): walk the accounts newest first in windows of `scanWindow` ids, each window one
+ * bounded statement, yielding between them, until the page is full.
+ */
+async function scanForMatches(db: Kysely<Database>, matches: Condition, options: SearchOptions): Promise<string[]> {
+  const found: string[] = [];
+  let upper = options.cursor;
+  while (found.length < options.limit) {
+    let window = db.selectFrom('accounts').select('id');
+    if (upper !== undefined) window = window.where('id', '<', upper);
+    const floor = await db
+      .selectFrom(window.orderBy('id', 'desc').limit(options.scanWindow ?? scanWindow).as('window'))
+      .select((eb) => eb.fn.min<string>('window.id').as('id'))
+      .executeTakeFirst();
+    if (!floor?.id) break;
+    let page = db.selectFrom('accounts').select('id').where('id', '>=', floor.id).where(matches);
+    if (upper !== undefined) page = page.where('id', '<', upper);
+    const rows = await page.orderBy('id', 'desc').limit(options.limit - found.length).execute();
+    found.push(...rows.map((row) => row.id));
+    upper = floor.id;
+    await yieldToEventLoop();
+  }
+  return found;
+}
