@@ -69,6 +69,8 @@ function toRequestRecord(task: TaskRecord, ending: TaskEnding, cost: bigint, now
     streamed: false,
     status: ending.status,
     errorCode: ending.status === 'failed' ? ending.errorCode : null,
+    // What GET of the task shows as its error, bounded as a generation row's message is.
+    errorMessage: ending.status === 'failed' ? ending.error.slice(0, 500) : null,
     latencyMs: Math.max(0, now.getTime() - Date.parse(task.createdAt)),
     promptTokens: 0,
     completionTokens: 0,
