@@ -48,7 +48,7 @@ export function startRequestRecord(
 type RowFields = Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode' | 'errorMessage'>;
 
 /** Longest client error message kept on a row: enough for every message of ours, bounded for quoted input. */
-const ERROR_MESSAGE_MAX_CHARS = 500;
+export const ERROR_MESSAGE_MAX_CHARS = 500;
 
 /**
  * One object per request, its methods on the prototype (a recorder of closures was eight
