@@ -314,6 +314,7 @@ function strippedRecord(record: RequestRecord): RequestRecord {
     provider: record.provider === null ? null : ascii(record.provider),
     endpoint: ascii(record.endpoint),
     errorCode: 'row_quarantined',
+    errorMessage: null,
     latencyMs: null,
     promptTokens: 0,
     completionTokens: 0,

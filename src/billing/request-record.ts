@@ -19,6 +19,11 @@ export interface RequestRecord {
   streamed: boolean;
   status: RequestStatus;
   errorCode: RequestLogErrorCode | null;
+  /**
+   * The message the client got with `errorCode` (it tells a key limit from an empty balance, a
+   * misspelt model from an unconfigured one); null or absent when there was none.
+   */
+  errorMessage?: string | null;
   latencyMs: number | null;
   promptTokens: number;
   completionTokens: number;

@@ -45,7 +45,10 @@ export function startRequestRecord(
   return new RequestRecording(context, input.requestId, input.principal, input.endpoint, input.body);
 }
 
-type RowFields = Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode'>;
+type RowFields = Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode' | 'errorMessage'>;
+
+/** Longest client error message kept on a row: enough for every message of ours, bounded for quoted input. */
+export const ERROR_MESSAGE_MAX_CHARS = 500;
 
 /**
  * One object per request, its methods on the prototype (a recorder of closures was eight
@@ -86,12 +89,12 @@ class RequestRecording implements RequestRecorder {
 
   failed(error: unknown): Promise<void> {
     if (this.done || this.requested === undefined) return this.pending;
-    const { status, errorCode, provider } = classifyFailure(error);
-    return this.write(this.row({ model: this.requested, provider, status, errorCode }));
+    const { status, errorCode, errorMessage, provider } = classifyFailure(error);
+    return this.write(this.row({ model: this.requested, provider, status, errorCode, errorMessage: errorMessage?.slice(0, ERROR_MESSAGE_MAX_CHARS) ?? null }));
   }
 
   ended(candidate: Candidate): void {
-    if (!this.done) void this.write(this.row({ model: candidate.model.id, provider: candidate.provider.id, status: 'aborted', errorCode: 'client_closed' }));
+    if (!this.done) void this.write(this.row({ model: candidate.model.id, provider: candidate.provider.id, status: 'aborted', errorCode: 'client_closed', errorMessage: null }));
   }
 
   identify(id: string | undefined): void {
@@ -125,6 +128,7 @@ class RequestRecording implements RequestRecorder {
       provider: fields.provider,
       status: fields.status,
       errorCode: fields.errorCode,
+      errorMessage: fields.errorMessage,
       omitted: null,
       webSearchRequests: null,
       toolCost: null,
@@ -152,6 +156,7 @@ class RequestRecording implements RequestRecorder {
       provider: candidate.provider.id,
       status: settlement.status,
       errorCode: settlement.errorCode ?? null,
+      errorMessage: null,
       omitted: settlement.omitted && settlement.omitted.length > 0 ? [...settlement.omitted] : null,
       webSearchRequests: usage.webSearchRequests ?? null,
       toolCost: usage.toolCost ?? null,
@@ -186,16 +191,16 @@ function isoTime(milliseconds: number): string {
 }
 
 /**
- * `refused` when no provider was called, with the code the client got (a database that cannot
- * answer: 503 `service_unavailable`, as the error handler answers it); `failed` when providers
- * were called and all failed, or for a fault of ours (`internal_error`).
+ * `refused` when no provider was called, with the code and message the client got (a database
+ * that cannot answer: 503 `service_unavailable`, as the error handler answers it); `failed` when
+ * providers were called and all failed, or for a fault of ours (`internal_error`).
  */
-function classifyFailure(error: unknown): { status: RequestStatus; errorCode: RequestLogErrorCode; provider: string | null } {
+function classifyFailure(error: unknown): { status: RequestStatus; errorCode: RequestLogErrorCode; errorMessage: string | null; provider: string | null } {
   const upstream = error instanceof UpstreamError ? error : error instanceof GatewayError && error.cause instanceof UpstreamError ? error.cause : undefined;
-  if (upstream?.code === 'aborted') return { status: 'aborted', errorCode: 'client_closed', provider: upstream.provider === 'client' ? null : upstream.provider };
-  if (error instanceof GatewayError) return { status: upstream ? 'failed' : 'refused', errorCode: error.code, provider: upstream?.provider ?? null };
+  if (upstream?.code === 'aborted') return { status: 'aborted', errorCode: 'client_closed', errorMessage: null, provider: upstream.provider === 'client' ? null : upstream.provider };
+  if (error instanceof GatewayError) return { status: upstream ? 'failed' : 'refused', errorCode: error.code, errorMessage: error.message, provider: upstream?.provider ?? null };
   const answered = toGatewayError(error);
   // The code the client got: a raw provider failure is answered by the one mapping (to-client-error.ts).
-  if (upstream) return { status: 'failed', errorCode: answered.code, provider: upstream.provider };
-  return { status: answered.code === 'internal_error' ? 'failed' : 'refused', errorCode: answered.code, provider: null };
+  if (upstream) return { status: 'failed', errorCode: answered.code, errorMessage: answered.message, provider: upstream.provider };
+  return { status: answered.code === 'internal_error' ? 'failed' : 'refused', errorCode: answered.code, errorMessage: answered.message, provider: null };
 }

@@ -40,6 +40,10 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
     summary: 'Balance and total usage of the account',
     response: ok('Credits in USD', { data: { total_credits: 10, total_usage: 0.25, balance: 9.75 } }),
   }),
+  'GET /v1/key': () => ({
+    summary: 'The calling key itself (any key): its limit, usage and what is left of the limit',
+    response: ok('The key object', { data: { id: 'key_01J…', name: 'ci', label: 'sy_abc…wxyz', management: false, limit: 5, limit_remaining: 4.75, usage: 0.25 } }),
+  }),
   'POST /v1/videos': withBodyExample('Create a video task', { model: 'openai/sora-2', prompt: 'A cat on a skateboard', seconds: 4 }),
   'POST /v1/audio/speech': withBodyExample('Speech synthesis: the whole audio file', { model: 'openai/gpt-4o-mini-tts', input: 'Hello', voice: 'alloy' }),
   'POST /v1/images/generations': withBodyExample('Image generation', { model: 'openai/gpt-image-1', prompt: 'A red bicycle', n: 1 }),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
-import { notFound } from '../errors/gateway-error.js';
+import { GatewayError, notFound } from '../errors/gateway-error.js';
 import { findAccount } from '../store/repositories/accounts.js';
 import { upsertLinkCode } from '../store/repositories/link-codes.js';
 
@@ -28,6 +28,21 @@ export interface IssuedLinkCode {
   expiresAt: string;
   /** `https://t.me/<bot>?start=<code>`, or null when the bot's username is not configured. */
   deepLink: string | null;
+}
+
+/**
+ * The bot username for a code the server hands out, or a refusal when this server runs no
+ * Telegram bot: nothing would redeem the code, so none is issued (the CLI, which may serve a bot
+ * run elsewhere, calls `issueLinkCode` directly).
+ */
+export function requireTelegramBot(context: Pick<AppContext, 'config'>): string | null {
+  const telegram = context.config.server.telegram;
+  if (!telegram) {
+    throw new GatewayError('not_found', 'This gateway runs no Telegram bot, so there is nothing to link: the operator sets TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET to enable linking', {
+      metadata: { reason: 'messenger_not_configured' },
+    });
+  }
+  return telegram.botUsername;
 }
 
 /** Issues the account's one-time link code, replacing any earlier one. Only its hash is stored. */

@@ -110,6 +110,8 @@ export interface RequestsTable {
   /** Nullable, added by a later migration (see RequestRecord.webSearchRequests). */
   web_search_requests: Int | null;
   tool_cost: bigint | null;
+  /** Nullable, added by a later migration (see RequestRecord.errorMessage). */
+  error_message: string | null;
 }
 
 export interface UsageRollupsTable {

@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.js';
 import { settleInTransaction } from '../billing/settle-in-transaction.js';
 import { readIdTime } from '../core/id-time.js';
 import type { RequestRecord } from '../billing/request-record.js';
+import { ERROR_MESSAGE_MAX_CHARS } from '../billing/start-request-record.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
@@ -69,6 +70,8 @@ function toRequestRecord(task: TaskRecord, ending: TaskEnding, cost: bigint, now
     streamed: false,
     status: ending.status,
     errorCode: ending.status === 'failed' ? ending.errorCode : null,
+    // What GET of the task shows as its error, bounded as a generation row's message is.
+    errorMessage: ending.status === 'failed' ? ending.error.slice(0, ERROR_MESSAGE_MAX_CHARS) : null,
     latencyMs: Math.max(0, now.getTime() - Date.parse(task.createdAt)),
     promptTokens: 0,
     completionTokens: 0,

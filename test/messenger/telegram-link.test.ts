@@ -344,11 +344,11 @@ describe('Telegram webhook without a configured bot', () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
-  it('still issues link codes, without a deep link', async () => {
+  it('issues no link code, which nothing would redeem (the CLI still can, for a bot run elsewhere)', async () => {
     const { accountId } = await test.createAccount();
     const response = await fetch(`${base}/admin/accounts/${accountId}/messenger/link-code`, { method: 'POST', headers: { authorization: `Bearer ${test.adminToken}` } });
-    expect(response.status).toBe(201);
-    expect(((await response.json()) as { data: { deep_link: unknown } }).data.deep_link).toBeNull();
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { metadata: { reason: unknown } } }).error.metadata.reason).toBe('messenger_not_configured');
   });
 });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInteger, formatUsd } from '../../web/src/format.js';
 import { startFakeTelegramBotApi, type FakeTelegramBotApi } from '../helpers/fake-telegram-bot-api.js';
 import { sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
-import { browserAvailable, buildPage, launchChromium, openPage, readChart, saveScreenshot, type PageProblems } from './browser.js';
+import { browserAvailable, buildPage, launchChromium, openPage, readAxisTicks, readChart, saveScreenshot, type PageProblems } from './browser.js';
 
 // Node 20's fetch types answer `unknown`; these tests read the shapes they assert.
 type Json = any;
@@ -32,7 +32,9 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
     expect(answer.status).toBe(200);
     return answer.id as string;
   };
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click();
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
+  const optionsOf = (label: string) =>
+    page.getByLabel(label, { exact: true }).locator('option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value));
   const signIn = async (token: string) => {
     await page.getByLabel('API key or admin token').fill(token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -74,6 +76,10 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
     const stats = page.getByLabel('Balance figures');
     await expect.poll(() => stats.textContent()).toContain(`Balance${formatUsd(credits.balance)}`);
     expect(await stats.textContent()).toContain(`Total credits${formatUsd(100)}`);
+    // The key's own figures (GET /v1/key): the management key has no limit of its own.
+    await expect.poll(() => page.getByTestId('own-key').textContent()).toContain('Spending limitNo limit');
+    expect(await page.getByRole('heading', { name: 'This key: management' }).count()).toBe(1);
+    expect(page.url()).toBe(`${gateway.url}/#/balance`);
     // The key lives in sessionStorage only, never in the URL.
     expect(page.url()).not.toContain(gateway.key);
     expect(await page.evaluate(() => JSON.stringify((globalThis as any).localStorage))).not.toContain('sy_');
@@ -164,27 +170,65 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
     expect(await page.getByLabel('Usage totals').textContent()).toContain(`Requests${formatInteger(usage.total.requests)}`);
     await saveScreenshot(page, 'usage');
 
+    // One money format along each axis: every tick with the same number of decimals.
+    for (const grouping of ['day', 'model', 'provider', 'key_id']) {
+      const ticks = await readAxisTicks(page, grouping);
+      expect(ticks.length).toBeGreaterThan(1);
+      const decimals = new Set(ticks.map((tick) => /^\$\d+(?:\.(\d+))?$/.exec(tick)?.[1]?.length ?? -1));
+      expect([...decimals]).toHaveLength(1);
+      expect([...decimals][0]).toBeGreaterThanOrEqual(2);
+    }
+
     await nav('Requests');
     const log = page.getByRole('table', { name: 'Request log' });
     await log.waitFor();
     for (const id of ids) expect(await log.locator(`tr[data-request-id="${id}"]`).count()).toBe(1);
-    await page.getByLabel('Model').fill('sim/anthropic-model');
+    // The filters are choices from the account's data: the catalog's models and providers, the account's keys.
+    const catalog = (await api(gateway.key, 'GET', '/v1/providers')).body.data;
+    await expect.poll(() => optionsOf('Model')).toEqual(['', ...catalog.map((row: Json) => row.model)]);
+    expect((await optionsOf('Provider')).sort()).toEqual(['', 'sim-anthropic', 'sim-gemini', 'sim-openai']);
+    const keys = (await api(gateway.key, 'GET', '/v1/keys')).body.data;
+    await expect.poll(() => optionsOf('Key')).toEqual(['', ...keys.map((key: Json) => key.id)]);
+    expect(await page.getByLabel('Key', { exact: true }).locator('option').allTextContents()).toEqual(['any', ...keys.map((key: Json) => key.name)]);
+    await page.getByLabel('Model', { exact: true }).selectOption('sim/anthropic-model');
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
     const detail = (await api(gateway.key, 'GET', `/v1/requests/${ids[0]}`)).body.data;
-    await page.getByRole('button', { name: `Details of ${ids[0]}` }).click();
+    await page.getByRole('link', { name: `Details of ${ids[0]}` }).click();
     const details = page.getByRole('region', { name: 'Request details' });
     await expect.poll(() => details.textContent()).toContain(`Cost${formatUsd(detail.cost)}`);
     expect(await details.textContent()).toContain(`Prompt tokens${formatInteger(detail.usage.prompt_tokens)}`);
+    expect(await details.textContent()).toContain(`Keymanagement${detail.key_id}`);
+    // The request and its filters have a URL: a reload keeps both, Back closes the details, Forward reopens them.
+    expect(page.url()).toBe(`${gateway.url}/#/requests/${ids[0]}?model=sim%2Fanthropic-model`);
+    await page.reload();
+    await expect.poll(() => details.textContent()).toContain(`Cost${formatUsd(detail.cost)}`);
+    expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('sim/anthropic-model');
+    await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
     await saveScreenshot(page, 'requests');
+    await page.goBack();
+    await expect.poll(() => details.count()).toBe(0);
+    expect(page.url()).toBe(`${gateway.url}/#/requests?model=sim%2Fanthropic-model`);
+    await page.goForward();
+    await details.waitFor();
+    // A filter that keeps the open request keeps it open; one that excludes it closes it.
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.url()).toBe(`${gateway.url}/#/requests/${ids[0]}?model=sim%2Fanthropic-model&status=completed`);
+    expect(await details.count()).toBe(1);
+    await page.getByLabel('Model', { exact: true }).selectOption('sim/gemini-model');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => details.count()).toBe(0);
+    await expect.poll(() => log.locator('tbody tr').count()).toBe(1);
+    expect(await log.locator('tbody tr').getAttribute('data-request-id')).toBe(ids[2]);
 
     // Paging: 20 rows a page, the next page holds the rest, in the API's order.
     for (let index = 0; index < 20; index += 1) await chat(gateway.key, 'sim/openai-model', `page ${index}`);
     await gateway.test.context.requestLog.flush();
     const all = (await api(gateway.key, 'GET', '/v1/requests?limit=500')).body.data.map((row: Json) => row.id);
     expect(all.length).toBeGreaterThan(20);
-    await page.getByRole('button', { name: 'Close details' }).click();
-    await page.getByLabel('Model').fill('');
+    await page.getByLabel('Model', { exact: true }).selectOption('');
+    await page.getByLabel('Status').selectOption('');
     await page.getByRole('button', { name: 'Filter' }).click();
     const shownIds = () => log.locator('tbody tr').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { requestId: string } }).dataset.requestId));
     await expect.poll(shownIds).toEqual(all.slice(0, 20));
@@ -194,16 +238,46 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
     await expect.poll(shownIds).toEqual(all.slice(0, 20));
   });
 
+  it('says on the log why a request was refused, and shows who asked and what was left out', async () => {
+    const capped = (await api(gateway.key, 'POST', '/v1/keys', { name: 'capped', limit: 0.000001 })).body.key as string;
+    secrets.push(capped);
+    const refused = await api(capped, 'POST', '/v1/chat/completions', { model: 'sim/openai-model', messages: [{ role: 'user', content: 'too dear' }], max_tokens: 100 });
+    expect(refused.status).toBe(402);
+    // Anthropic refuses temperature and top_p together: the gateway sends one and says it left the other out.
+    const served = await api(gateway.key, 'POST', '/v1/chat/completions', { model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, top_p: 0.9, user: 'shopper-42' });
+    expect(served.status).toBe(200);
+    await gateway.test.context.requestLog.flush();
+
+    await page.getByLabel('Status').selectOption('refused');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const row = page.getByRole('table', { name: 'Request log' }).locator(`tr[data-request-id="${refused.id}"]`);
+    await expect.poll(() => row.locator('.request-error-code').textContent()).toBe('insufficient_balance');
+    await row.getByRole('link').click();
+    const details = page.getByRole('region', { name: 'Request details' });
+    await expect.poll(() => details.textContent()).toContain(`Errorinsufficient_balance${refused.body.error.message}`);
+    expect(await details.textContent()).toContain('Keycapped');
+    await saveScreenshot(page, 'requests-refused');
+
+    await page.getByLabel('Status').selectOption('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('link', { name: `Details of ${served.id}` }).click();
+    await expect.poll(() => details.textContent()).toContain('End usershopper-42');
+    expect(await details.textContent()).toContain('Left outtop_p');
+    expect(await details.textContent()).not.toContain('Error');
+  });
+
   it('shows default providers and the model catalog with prices', async () => {
     await nav('Default providers');
     const select = page.getByLabel('Default provider for sim/everywhere');
     await select.selectOption('sim-gemini');
     await expect.poll(async () => (await api(gateway.key, 'GET', '/v1/providers')).body.data.find((row: Json) => row.model === 'sim/everywhere').default_provider).toBe('sim-gemini');
+    await saveScreenshot(page, 'providers');
     await nav('Models');
     const row = page.getByRole('table', { name: 'Model catalog' }).getByRole('row', { name: /sim\/everywhere/ });
     // The catalog's cheapest endpoint: $1 prompt, $2 completion per 1M tokens.
     expect(await row.locator('td').nth(2).textContent()).toBe('$1');
     expect(await row.locator('td').nth(3).textContent()).toBe('$2');
+    await saveScreenshot(page, 'models');
   });
 
   it('links Telegram through the bot and sees the status change', async () => {
@@ -232,28 +306,44 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
   });
 
   it('gives an ordinary key only its own view, and fits a phone-width screen', async () => {
-    const ordinary = (await api(gateway.key, 'POST', '/v1/keys', { name: 'phone' })).body.key as string;
+    const ordinary = (await api(gateway.key, 'POST', '/v1/keys', { name: 'phone', limit: 0.001 })).body.key as string;
     secrets.push(ordinary);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(ordinary);
     await page.getByRole('heading', { name: 'Balance and credits' }).waitFor();
-    const tabs = await page.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents();
+    const tabs = await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents();
     expect(tabs).toEqual(['Balance', 'Usage', 'Requests', 'Default providers', 'Models']);
     await nav('Usage');
     await expect.poll(() => page.locator('.status.empty').textContent()).toBe('No requests in this period yet.');
     // An ordinary key's request log holds its own requests only, as the API decides.
     const own = await chat(ordinary, 'sim/openai-model', 'from the phone');
+    // Over the key's own limit: 402 with limit_type key_limit, while the account has plenty.
+    const overLimit = await api(ordinary, 'POST', '/v1/chat/completions', { model: 'sim/openai-model', messages: [{ role: 'user', content: 'long' }], max_tokens: 1000 });
+    expect(overLimit.status).toBe(402);
+    expect(overLimit.body.error.metadata.limit_type).toBe('key_limit');
     await gateway.test.context.requestLog.flush();
     await nav('Requests');
     const rows = page.getByRole('table', { name: 'Request log' }).locator('tbody tr');
-    await expect.poll(() => rows.count()).toBe(1);
-    expect(await rows.getAttribute('data-request-id')).toBe(own);
-    expect(await page.getByLabel('Key id').count()).toBe(0);
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.nth(1).getAttribute('data-request-id')).toBe(own);
+    expect(await rows.nth(0).locator('.request-error-code').textContent()).toBe('insufficient_balance');
+    expect(await page.getByLabel('Key', { exact: true }).count()).toBe(0);
+    const pageWidth = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+    // The wide log scrolls inside its own box; the page itself does not scroll sideways.
+    expect(await pageWidth()).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'phone-requests');
+    // What the key needs after its 402: its own limit, what it used and what is left.
+    await nav('Balance');
+    const key = (await api(ordinary, 'GET', '/v1/key')).body.data;
+    const figures = page.getByTestId('own-key');
+    await expect.poll(() => figures.textContent()).toBe(`Spending limit${formatUsd(0.001)}Used${formatUsd(key.usage)}Left of the limit${formatUsd(key.limit_remaining)}`);
+    expect(key.usage).toBeGreaterThan(0);
+    await saveScreenshot(page, 'phone-balance');
     await nav('Usage');
     await expect.poll(() => page.getByLabel('Usage totals').textContent()).toContain('Requests1');
     // Nothing wider than the screen: no horizontal scrolling of the page itself.
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(390);
+    expect(await pageWidth()).toBeLessThanOrEqual(390);
     await saveScreenshot(page, 'phone-usage');
     expect(problems.dialogs).toEqual([]);
     expect(problems.pageErrors).toEqual([]);

@@ -72,3 +72,10 @@ export async function readChart(page: Page, grouping: string): Promise<{ labels:
     return { labels: JSON.parse(dataset.labels ?? '[]') as string[], values: JSON.parse(dataset.values ?? '[]') as number[] };
   });
 }
+
+/** The money axis's tick labels as the chart drew them. */
+export async function readAxisTicks(page: Page, grouping: string): Promise<string[]> {
+  const canvas = page.locator(`figure[data-grouping="${grouping}"] canvas`);
+  await canvas.waitFor();
+  return canvas.evaluate((element) => JSON.parse((element as unknown as { dataset: Record<string, string | undefined> }).dataset.axisTicks ?? '[]') as string[]);
+}

@@ -17,7 +17,7 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
 
   const admin = async (method: string, path: string, body?: unknown): Promise<Json> =>
     (await sendJson(gateway, gateway.test.adminToken, method, path, body)).json();
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click();
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
   const accountRows = () => page.getByRole('table', { name: 'Accounts' }).locator('tbody tr');
 
   beforeAll(async () => {
@@ -25,8 +25,10 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
     gateway = await startSimulatedGateway({
       credits: 10,
       configure: (config) => {
-        // A provider listed without a key: the console must say so.
-        config.providers.push({ ...config.providers[0], id: 'sim-keyless', name: 'Sim Keyless', auth: { kind: 'none' }, enabled: false });
+        // The simulator needs no key, as a local Ollama or vLLM: it is routed, and the console must say so.
+        config.providers[0].auth = { kind: 'none' };
+        // A provider whose key variable is unset: off, and the console must say why.
+        config.providers.push({ ...config.providers[1], id: 'sim-unset', name: 'Sim Unset', auth: { kind: 'none' }, apiKeyVariable: 'SIM_UNSET_API_KEY', enabled: false });
       },
     });
     for (const name of ['Alpha Analytics', 'Bravo Bakery', 'Charlie Chess']) {
@@ -58,7 +60,14 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
   });
 
   it('grants credits and shows the new balance', async () => {
-    await page.getByRole('button', { name: 'Bravo Bakery' }).click();
+    await page.getByRole('link', { name: 'Bravo Bakery' }).click();
+    // The account has a URL of its own: a reload keeps it, Back returns to the list.
+    await expect.poll(() => page.url()).toBe(`${gateway.url}/#/accounts/${accounts['Bravo Bakery']}`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Account Bravo Bakery' }).waitFor();
+    await page.goBack();
+    await expect.poll(() => accountRows().count()).toBe(1);
+    await page.goForward();
     const balance = page.getByLabel('Account balance');
     await expect.poll(() => balance.textContent()).toContain(`Balance${formatUsd(3)}`);
     await page.getByLabel('Credits to grant (USD)').fill('2.5');
@@ -70,13 +79,17 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
     expect((await admin('GET', `/admin/accounts/${accounts['Bravo Bakery']}`)).data.messenger_linked).toBe(true);
     await page.getByRole('button', { name: 'Unlink messenger' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Messenger link' }).locator('.link-status').textContent()).toBe('Messenger: not linked');
+    // No bot runs here: the API issues no code, and the console shows why.
+    await page.getByRole('button', { name: 'Issue a link code' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('runs no Telegram bot');
+    expect(await page.getByRole('region', { name: 'Messenger link' }).locator('code').count()).toBe(0);
     await saveScreenshot(page, 'operator-account');
   });
 
   it('lists an account\u2019s keys and revokes one', async () => {
     const extra = (await (await sendJson(gateway, managementKeys['Bravo Bakery'], 'POST', '/v1/keys', { name: 'bakery-till' })).json()) as Json;
     await page.getByRole('button', { name: 'Back to accounts' }).click();
-    await page.getByRole('button', { name: 'Bravo Bakery' }).click();
+    await page.getByRole('link', { name: 'Bravo Bakery' }).click();
     const keys = page.getByRole('table', { name: 'Keys of the account' });
     await expect.poll(() => keys.locator('tbody th').allTextContents()).toEqual(['bakery-till', 'managementmanagement']);
     await page.getByRole('button', { name: 'Revoke bakery-till' }).click();
@@ -84,7 +97,7 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
     expect((await sendJson(gateway, extra.key, 'GET', '/v1/credits')).status).toBe(401);
   });
 
-  it('shows an endpoint\u2019s breaker open after failures, and the provider without a key', async () => {
+  it('shows an endpoint\u2019s breaker open after failures, a keyless provider as routed, and one whose key is not set as not', async () => {
     for (let index = 0; index < 5; index += 1) {
       const failed = await sendJson(gateway, gateway.key, 'POST', '/v1/chat/completions', { model: 'sim/gemini-model', messages: [{ role: 'user', content: 'x [[sim:status=500]]' }] });
       expect(failed.status).toBeGreaterThanOrEqual(500);
@@ -97,9 +110,28 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
     const healthy = page.locator('tr[data-endpoint="sim-openai/gpt-sim"]');
     expect(await healthy.locator('.circuit').textContent()).toBe('closed');
     expect(await healthy.locator('td').nth(3).textContent()).toBe('0%');
-    expect(await page.getByRole('note').textContent()).toContain('Sim Keyless');
+    // The simulator serving the successful call needs no key: routed, not listed among the unrouted.
+    expect(await healthy.locator('th').textContent()).toContain('no key needed');
+    expect(await healthy.locator('th').textContent()).not.toContain('not routed');
+    const note = await page.getByRole('note').textContent();
+    expect(note).toBe('Not routed: Sim Unset (API key not set)');
+    expect(await page.locator('tr[data-endpoint^="sim-unset/"]').count()).toBe(0);
     await saveScreenshot(page, 'operator-health');
     expect(problems.dialogs).toEqual([]);
     expect(problems.pageErrors).toEqual([]);
+  });
+
+  it('offers no Telegram link on the account page when no bot runs', async () => {
+    // Opened at the view's URL before signing in: the page lands there once signed in.
+    const { context, page: accountPage, problems: accountProblems } = await openPage(browser, `${gateway.url}/#/messenger`);
+    await accountPage.getByLabel('API key or admin token').fill(managementKeys['Alpha Analytics']);
+    await accountPage.getByRole('button', { name: 'Sign in' }).click();
+    await accountPage.getByRole('heading', { name: 'Messenger' }).waitFor();
+    await expect.poll(() => accountPage.getByRole('note').textContent()).toContain('runs no Telegram bot');
+    expect(await accountPage.getByRole('button', { name: 'Link Telegram' }).count()).toBe(0);
+    expect(await accountPage.locator('.link-status').textContent()).toBe('Not linked');
+    await saveScreenshot(accountPage, 'messenger-no-bot');
+    expect(accountProblems.pageErrors).toEqual([]);
+    await context.close();
   });
 });

@@ -8,6 +8,8 @@ export function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
   const signOut = () => {
     clearSession();
+    // The next one to sign in starts from the first view, not from this key's last request.
+    history.replaceState(null, '', location.pathname);
     setSession(null);
   };
   if (!session) {

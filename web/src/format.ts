@@ -28,3 +28,20 @@ export function formatTime(iso: string | null | undefined): string {
 export function utcDay(daysAgo = 0): string {
   return new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 }
+
+/**
+ * One money format for a whole chart axis: the fewest decimals (at least 2, at most 9, the API's
+ * nano-dollar precision) that show every tick exactly, so that "$0.0000", "$0.0004", "$0.0008"
+ * stand together rather than "$0.0", "$0.00040", "$0.00080".
+ */
+export function axisUsdFormat(ticks: readonly number[]): (value: number) => string {
+  // Chart.js steps are floats (0.0001 * 3 = 0.00030000000000000003): "exact" allows float noise, relative to the scaled value.
+  const exactAt = (tick: number, decimals: number) => {
+    const scaled = tick * 10 ** decimals;
+    return Math.abs(scaled - Math.round(scaled)) <= 1e-9 * Math.max(1, Math.abs(scaled));
+  };
+  let decimals = 2;
+  while (decimals < 9 && !ticks.every((tick) => exactAt(tick, decimals))) decimals += 1;
+  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return (value) => format.format(value);
+}

@@ -4,7 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { addCredits } from '../../accounts/add-credits.js';
 import { createAccount } from '../../accounts/create-account.js';
 import { setMessengerLink } from '../../accounts/set-messenger-link.js';
-import { encodeLinkCode, issueLinkCode } from '../../messenger/link-codes.js';
+import { encodeLinkCode, issueLinkCode, requireTelegramBot } from '../../messenger/link-codes.js';
 import { MAX_NANO, MAX_USD_AMOUNT, nanoToUsd } from '../../core/money.js';
 import { decodeUsd } from '../../http/decode-usd.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
@@ -69,7 +69,7 @@ export function registerAdminRoutes(app: FastifyInstance, context: AppContext): 
 
     // A one-time code the account's owner redeems with the Telegram bot (/start CODE or the deep link).
     app.post<{ Params: { id: string } }>(`${prefix}/accounts/:id/messenger/link-code`, { schema: { params: AccountParams }, config }, async (request, reply) => {
-      const issued = await issueLinkCode(context, request.params.id, context.config.server.telegram?.botUsername ?? null);
+      const issued = await issueLinkCode(context, request.params.id, requireTelegramBot(context));
       return reply.code(201).send({ data: encodeLinkCode(issued) });
     });
 

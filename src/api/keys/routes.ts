@@ -11,7 +11,10 @@ import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitField
 
 const KeyParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
-/** Key management (docs/api-decisions.md §5): management keys only, always scoped to the caller's account. */
+/**
+ * Key management (docs/api-decisions.md §5): management keys only, always scoped to the caller's
+ * account; and `GET /key`, any key's view of itself.
+ */
 export function registerKeyRoutes(app: FastifyInstance, context: AppContext): void {
   const config = { auth: 'management' as const };
   const { db } = context.store;
@@ -36,6 +39,14 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
     const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor });
     const page = toPage(keys, limit, (key) => key.id);
     return { data: await encodeKeys(db, request.principal!.accountId, page.data), next_cursor: page.next_cursor };
+  });
+
+  // The calling key's own object, for any key (OpenRouter's GET /api/v1/key): an ordinary key learns its limit and what is left after a 402.
+  app.get('/v1/key', { config: { auth: 'key' } }, async (request) => {
+    const { accountId, keyId } = request.principal!;
+    const key = await findActiveKey(db, accountId, keyId);
+    if (!key) throw notFound('Key');
+    return { data: (await encodeKeys(db, accountId, [key]))[0] };
   });
 
   app.patch<{ Params: { key_id: string }; Body: LimitFieldsInput }>(

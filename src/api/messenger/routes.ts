@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { setMessengerLink } from '../../accounts/set-messenger-link.js';
-import { encodeLinkCode, issueLinkCode } from '../../messenger/link-codes.js';
+import { encodeLinkCode, issueLinkCode, requireTelegramBot } from '../../messenger/link-codes.js';
 import { findMessengerLink } from '../../store/repositories/messenger-links.js';
 
 /**
@@ -13,7 +13,7 @@ export function registerMessengerRoutes(app: FastifyInstance, context: AppContex
   const config = { auth: 'management' as const };
 
   app.post('/v1/messenger/link-code', { config }, async (request, reply) => {
-    const issued = await issueLinkCode(context, request.principal!.accountId, context.config.server.telegram?.botUsername ?? null);
+    const issued = await issueLinkCode(context, request.principal!.accountId, requireTelegramBot(context));
     return reply.code(201).send({ data: encodeLinkCode(issued) });
   });
 

@@ -5,7 +5,7 @@ import { invalidRequest, notFound } from '../../errors/gateway-error.js';
 import { findRequest, listRequests } from '../../store/repositories/requests.js';
 import { dayMs, parseUtcDay } from '../shared/decode-date-range.js';
 import { defaultPageSize, toPage } from '../shared/pagination.js';
-import { encodeRequest } from './encode-request.js';
+import { encodeRequests } from './encode-request.js';
 import { RequestListQuery, RequestParams } from './request-schemas.js';
 
 // Request ids are `req_` + time: a day range is an id range (see core/id-time.ts).
@@ -23,7 +23,7 @@ export function registerRequestRoutes(app: FastifyInstance, context: AppContext)
     const principal = request.principal!;
     const record = await findRequest(db, principal.accountId, request.params.request_id, principal.management ? undefined : principal.keyId);
     if (!record) throw notFound(`Request '${request.params.request_id}'`);
-    return { data: encodeRequest(record) };
+    return { data: (await encodeRequests(db, principal.accountId, [record]))[0] };
   });
 
   app.get<{ Querystring: RequestListQuery }>('/v1/requests', { schema: { querystring: RequestListQuery }, config }, async (request) => {
@@ -50,6 +50,6 @@ export function registerRequestRoutes(app: FastifyInstance, context: AppContext)
       { limit: limit + 1, cursor: query.cursor },
     );
     const page = toPage(rows, limit, (row) => row.id);
-    return { data: page.data.map(encodeRequest), next_cursor: page.next_cursor };
+    return { data: await encodeRequests(db, principal.accountId, page.data), next_cursor: page.next_cursor };
   });
 }

@@ -163,3 +163,10 @@ function parseModelMaxPrices(text: string): Record<string, PriceCap> {
     Object.entries(parsed).map(([model, cap]) => [model, { prompt: cap.prompt === null ? null : BigInt(cap.prompt), completion: cap.completion === null ? null : BigInt(cap.completion) }]),
   );
 }
+
+/** The names of the account's keys among `keyIds`, revoked ones included (a log row outlives its key). */
+export async function keyNamesOf(db: Kysely<Database>, accountId: string, keyIds: readonly string[]): Promise<Map<string, string>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await db.selectFrom('api_keys').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', [...keyIds]).execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

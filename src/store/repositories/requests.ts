@@ -17,7 +17,7 @@ export interface RequestFilter {
   idBefore?: string;
 }
 
-// 19 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
+// 22 parameters a row: 500 rows stay well under SQLite's 32,766 and PostgreSQL's 65,535.
 const rowsPerStatement = 500;
 
 /**
@@ -110,6 +110,7 @@ function rowOf<Amount>(record: RequestRecord, cost: Amount, toolCost: Amount | n
     omitted: record.omitted && record.omitted.length > 0 ? JSON.stringify(record.omitted) : null,
     web_search_requests: record.webSearchRequests ?? null,
     tool_cost: toolCost,
+    error_message: record.errorMessage ?? null,
   };
 }
 
@@ -136,5 +137,6 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     omitted: row.omitted === null ? null : (JSON.parse(row.omitted) as string[]),
     webSearchRequests: row.web_search_requests === null || row.web_search_requests === undefined ? null : toNumber(row.web_search_requests),
     toolCost: row.tool_cost === null || row.tool_cost === undefined ? null : toBigInt(row.tool_cost),
+    errorMessage: row.error_message ?? null,
   };
 }

@@ -1,5 +1,4 @@
-import { useState } from 'preact/hooks';
-import { Shell, type Tab } from '../components/shell.js';
+import { Shell, useCurrentView, type Tab } from '../components/shell.js';
 import type { Session } from '../session.js';
 import { KeysView } from './keys-view.js';
 import { MessengerView } from './messenger-view.js';
@@ -10,10 +9,9 @@ import { RequestsView } from './requests-view.js';
 import { UsageView } from './usage-view.js';
 
 export function AccountShell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
-  const [current, setCurrent] = useState('overview');
   // What a key may see is what the API lets it see: ordinary keys get no key or messenger management.
   const tabs: Tab[] = [
-    { id: 'overview', label: 'Balance' },
+    { id: 'balance', label: 'Balance' },
     { id: 'usage', label: 'Usage' },
     { id: 'requests', label: 'Requests' },
     ...(session.management ? [{ id: 'keys', label: 'Keys' }] : []),
@@ -21,6 +19,7 @@ export function AccountShell({ session, onSignOut }: { session: Session; onSignO
     { id: 'models', label: 'Models' },
     ...(session.management ? [{ id: 'messenger', label: 'Messenger' }] : []),
   ];
+  const { route, current } = useCurrentView(tabs);
   const token = session.token;
   return (
     <Shell
@@ -28,12 +27,11 @@ export function AccountShell({ session, onSignOut }: { session: Session; onSignO
       subtitle={session.management ? 'Management key: the whole account' : 'Ordinary key: only this key\u2019s own requests and usage'}
       tabs={tabs}
       current={current}
-      onSelect={setCurrent}
       onSignOut={onSignOut}
     >
-      {current === 'overview' && <OverviewView token={token} />}
+      {current === 'balance' && <OverviewView token={token} />}
       {current === 'usage' && <UsageView token={token} path="/v1/usage" keysPath={session.management ? '/v1/keys' : undefined} />}
-      {current === 'requests' && <RequestsView token={token} management={session.management} />}
+      {current === 'requests' && <RequestsView token={token} management={session.management} route={route} />}
       {current === 'keys' && <KeysView token={token} />}
       {current === 'providers' && <ProvidersView token={token} />}
       {current === 'models' && <ModelsView token={token} />}

@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { callApi, query } from '../api.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { formatTime, formatUsd } from '../format.js';
+import { navigate, routeHref, type Route } from '../route.js';
 import { useApi } from '../use-api.js';
 import { AccountDetail } from './account-detail.js';
 import { Pager } from '../components/pager.js';
@@ -16,12 +17,19 @@ export interface AccountRow {
   messenger_linked: boolean;
 }
 
-/** The operator's account list: search by name or id, cursor paging, one account's detail. */
-export function AccountsView({ token }: { token: string }) {
-  const [draft, setDraft] = useState('');
-  const [search, setSearch] = useState('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const [selected, setSelected] = useState<string | null>(null);
+/**
+ * The operator's account list: search by name or id (`#/accounts?search=…`), cursor paging, one
+ * account's detail (`#/accounts/{id}`); Back and reload keep both.
+ */
+export function AccountsView({ token, route }: { token: string; route: Route }) {
+  const selected = route.id;
+  const search = route.params.search ?? '';
+  const [draft, setDraft] = useState(search);
+  // Back or a link changed the search in force: the box follows.
+  useEffect(() => setDraft(search), [search]);
+  const [paging, setPaging] = useState({ search, cursors: [] as string[] });
+  const cursors = paging.search === search ? paging.cursors : [];
+  const setCursors = (next: string[]) => setPaging({ search, cursors: next });
   const cursor = cursors[cursors.length - 1];
   const accounts = useApi(
     () => callApi<{ data: AccountRow[]; next_cursor: string | null }>(token, 'GET', `/admin/accounts${query({ search, cursor, limit: 25 })}`),
@@ -33,7 +41,7 @@ export function AccountsView({ token }: { token: string }) {
         token={token}
         id={selected}
         onBack={() => {
-          setSelected(null);
+          navigate({ view: 'accounts', params: {} });
           accounts.reload();
         }}
       />
@@ -47,8 +55,7 @@ export function AccountsView({ token }: { token: string }) {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          setCursors([]);
-          setSearch(draft.trim());
+          navigate({ view: 'accounts', params: { search: draft.trim() } });
         }}
       >
         <label>
@@ -78,9 +85,7 @@ export function AccountsView({ token }: { token: string }) {
               {accounts.data.data.map((account) => (
                 <tr key={account.id} data-account-id={account.id}>
                   <th scope="row">
-                    <button type="button" class="link" onClick={() => setSelected(account.id)}>
-                      {account.name}
-                    </button>
+                    <a href={routeHref({ view: 'accounts', id: account.id, params: {} })}>{account.name}</a>
                   </th>
                   <td>
                     <code>{account.id}</code>

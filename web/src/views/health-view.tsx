@@ -17,8 +17,9 @@ interface ProviderHealth {
   id: string;
   name: string;
   api: string;
-  has_key: boolean;
-  enabled: boolean;
+  /** `not_needed`: a keyless server (Ollama, vLLM, the simulator), routed like any other. */
+  key: 'configured' | 'missing' | 'not_needed';
+  routed: boolean;
   endpoints: EndpointHealth[];
 }
 
@@ -31,7 +32,7 @@ export function HealthView({ token }: { token: string }) {
     const timer = setInterval(health.reload, refreshMs);
     return () => clearInterval(timer);
   }, [health.reload]);
-  const missingKeys = health.data?.data.filter((provider) => !provider.has_key) ?? [];
+  const notRouted = health.data?.data.filter((provider) => !provider.routed) ?? [];
   return (
     <section aria-labelledby="health-title">
       <h2 id="health-title">Provider health</h2>
@@ -41,9 +42,9 @@ export function HealthView({ token }: { token: string }) {
       {health.loading && !health.data && <Loading what="provider health" />}
       {health.error !== undefined && <ErrorMessage error={health.error} onRetry={health.reload} />}
       {health.data && health.data.data.length === 0 && <Empty>No providers are configured.</Empty>}
-      {missingKeys.length > 0 && (
+      {notRouted.length > 0 && (
         <p class="warning" role="note">
-          Without an API key (not routed): {missingKeys.map((provider) => provider.name).join(', ')}
+          Not routed: {notRouted.map((provider) => `${provider.name} (${provider.key === 'missing' ? 'API key not set' : 'disabled in the config'})`).join(', ')}
         </p>
       )}
       {health.data && health.data.data.length > 0 && (
@@ -65,7 +66,7 @@ export function HealthView({ token }: { token: string }) {
                   <tr key={`${provider.id}/${endpoint.provider_model}`} data-endpoint={`${provider.id}/${endpoint.provider_model}`} data-state={endpoint.state}>
                     <th scope="row">
                       {provider.name}
-                      {!provider.has_key && <span class="badge warning">no key</span>}
+                      <ProviderBadges provider={provider} />
                     </th>
                     <td>
                       {endpoint.provider_model}
@@ -85,5 +86,16 @@ export function HealthView({ token }: { token: string }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** What decides whether the provider is routed: its key (set, not needed, or missing) and whether it is on. */
+function ProviderBadges({ provider }: { provider: ProviderHealth }) {
+  return (
+    <>
+      {provider.key === 'not_needed' && <span class="badge">no key needed</span>}
+      {provider.key === 'missing' && <span class="badge warning">key missing</span>}
+      {!provider.routed && <span class="badge warning">not routed</span>}
+    </>
   );
 }

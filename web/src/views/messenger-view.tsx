@@ -28,6 +28,8 @@ export function MessengerView({ token }: { token: string }) {
   const [code, setCode] = useState<LinkCode | null>(null);
   const [error, setError] = useState<unknown>(null);
   const linked = status.data?.data.linked ?? false;
+  // Without a bot nothing would redeem a code: the API refuses one, and the page offers none.
+  const botConfigured = status.data?.data.bot_configured ?? false;
 
   useEffect(() => {
     if (!code || linked) return;
@@ -66,7 +68,12 @@ export function MessengerView({ token }: { token: string }) {
           {linked ? `Linked (${status.data.data.messenger}) since ${formatTime(status.data.data.linked_at)}` : 'Not linked'}
         </p>
       )}
-      {status.data && !linked && (
+      {status.data && !linked && !botConfigured && (
+        <p class="card notice" role="note">
+          This gateway runs no Telegram bot, so an account cannot be linked here. Ask the operator to set one up.
+        </p>
+      )}
+      {status.data && !linked && botConfigured && (
         <>
           <button type="button" onClick={() => void issue()}>
             {code ? 'Get a new link code' : 'Link Telegram'}
