@@ -30,6 +30,11 @@ export class SocketClient {
     this.socket.send(JSON.stringify(message));
   }
 
+  /** Sends a text frame as it is (JSON or not). */
+  sendText(text: string): void {
+    this.socket.send(text);
+  }
+
   /** Waits until `count` messages satisfy `match`. */
   async waitFor(match: (message: Json) => boolean, count = 1, timeoutMs = 10_000): Promise<Json[]> {
     const deadline = Date.now() + timeoutMs;
