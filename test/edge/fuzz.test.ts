@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
 import { fuzzRequest, fuzzSocketMessage, type Credential, type FuzzRequest } from './fuzz-arbitraries.js';
-import { SocketClient, terminal } from '../helpers/socket-client.js';
+import { SocketClient, terminal, type Json } from '../helpers/socket-client.js';
 
 /**
  * Property-based fuzzing of every registered route (contract: every error in the envelope, never
@@ -61,7 +61,7 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
     async () => {
       const socket = new SocketClient(gateway.url, ordinaryKey);
       await socket.opened();
-      const answered = (message: { type: string }) => message.type === 'error' || terminal(message);
+      const answered = (message: Json) => message.type === 'error' || terminal(message);
       const statuses = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(fuzzSocketMessage, async (text) => {
