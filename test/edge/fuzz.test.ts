@@ -79,7 +79,8 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
       process.stdout.write(`fuzz ${database.name} (WebSocket): statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([left], [right]) => left - right)))}\n`);
       socket.close();
       await socket.closed;
-      expect(errorLines).toEqual([]);
+      // Taken out as read, so that the HTTP run below answers for its own lines only.
+      expect(errorLines.splice(0)).toEqual([]);
     },
     300_000,
   );
