@@ -9,6 +9,8 @@ import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js'
 import { registerGeminiRoutes } from './api/gemini/routes.js';
 import { registerMessagesRoutes } from './api/messages/routes.js';
 import { registerResponsesRoutes } from './api/responses/routes.js';
+import { answerSocketError } from './api/responses/socket/answer-socket-error.js';
+import { closeSocketsOnClose } from './api/responses/socket/close-sockets-on-close.js';
 import { registerHealthRoutes } from './api/health/routes.js';
 import { registerKeyRoutes } from './api/keys/routes.js';
 import { registerMediaRoutes } from './api/media/routes.js';
@@ -93,8 +95,14 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerTextCheck(app);
   registerAuth(app, context);
   registerConnectionCaps(app, context, limits);
-  // The Responses API's WebSocket mode; a message may be as large as a request body.
-  await app.register(websocket, { options: { maxPayload: context.config.server.bodyLimitBytes } });
+  // The Responses API's WebSocket mode; a message may be as large as a request body. Malformed
+  // frames are a client's mistake (`answerSocketError`); at close, sockets drain with the
+  // lifecycle instead of being closed at once (`closeSocketsOnClose`).
+  await app.register(websocket, {
+    options: { maxPayload: context.config.server.bodyLimitBytes },
+    errorHandler: answerSocketError,
+    preClose: closeSocketsOnClose(context.lifecycle),
+  });
   // Before any route: the document is generated from the routes as they are declared.
   await registerOpenApi(app, readPackageVersion());
 

@@ -2,6 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 
+/** How long the sockets cut at the end of the grace period have to send their last event. */
+const cutWaitMs = 2_000;
+
 export interface ShutdownTimes {
   /** `/ready` answers 503 this long before the listener closes (SWITCHYARD_SHUTDOWN_DRAIN_MS). */
   drainMs: number;
@@ -20,7 +23,11 @@ export interface ShutdownTimes {
  *    one is served, with `Connection: close`), and idle kept-alive connections close at their
  *    keep-alive timeout, which the client knows from the `Keep-Alive` header, rather than at
  *    once, which would reset a request the client is sending on one;
- * 3. past `graceMs`, whatever is left is cut; then the store and the rest of the context close.
+ * 3. past `graceMs`, whatever is left is cut (a WebSocket response first ends with
+ *    `response.failed`, given up to `cutWaitMs`); then the store and the rest of the context close.
+ *
+ * WebSockets drain from step 1 (`ServerLifecycle`): responses under way finish, new messages are
+ * refused, and each socket closes (1001) once it has nothing under way.
  */
 export async function shutDownGracefully(app: FastifyInstance, context: AppContext, times: ShutdownTimes): Promise<void> {
   context.lifecycle.startDraining();
@@ -37,7 +44,8 @@ export async function shutDownGracefully(app: FastifyInstance, context: AppConte
   sweep.unref();
   const deadline = setTimeout(() => {
     context.logger.warn('grace period over; closing remaining connections');
-    server.closeAllConnections();
+    // WebSockets first: each ends its response under way in-band (`response.failed`) and closes.
+    void Promise.race([context.lifecycle.cutAll(), sleep(cutWaitMs)]).finally(() => server.closeAllConnections());
   }, times.graceMs);
   deadline.unref();
   context.logger.info({ graceMs: times.graceMs }, 'closing the listener; waiting for requests in flight');

@@ -34,6 +34,8 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     responses: {
       retentionDays: readInteger(env, 'SWITCHYARD_RESPONSE_RETENTION_DAYS', defaultResponseStorage.retentionDays, 1, 3650),
       maxStoredBytes: readInteger(env, 'SWITCHYARD_RESPONSE_MAX_STORED_BYTES', defaultResponseStorage.maxStoredBytes, 1024, 1024 * 1024 * 1024),
+      maxFreeStoredPerAccount: readInteger(env, 'SWITCHYARD_FREE_STORED_RESPONSES_PER_ACCOUNT', defaultResponseStorage.maxFreeStoredPerAccount, 0, 100_000_000),
+      maxFreeStoredBytesPerAccount: readInteger(env, 'SWITCHYARD_FREE_STORED_BYTES_PER_ACCOUNT', defaultResponseStorage.maxFreeStoredBytesPerAccount, 0, 1024 * 1024 * 1024 * 1024),
     },
   };
 }

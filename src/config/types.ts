@@ -229,6 +229,10 @@ export interface ResponseStorageConfig {
   retentionDays: number;
   /** `SWITCHYARD_RESPONSE_MAX_STORED_BYTES`: input items plus Response object, JSON; default 16 MiB. */
   maxStoredBytes: number;
+  /** `SWITCHYARD_FREE_STORED_RESPONSES_PER_ACCOUNT`: warm-ups (`generate: false`) one account may keep stored; default 10,000. */
+  maxFreeStoredPerAccount?: number;
+  /** `SWITCHYARD_FREE_STORED_BYTES_PER_ACCOUNT`: their bytes, all together; default 256 MiB. */
+  maxFreeStoredBytesPerAccount?: number;
 }
 
 export interface TelegramConfig {

@@ -6,8 +6,7 @@ import { errorStyleOf, isGeminiStyleRequest } from '../errors/error-style-of.js'
 import { renderError } from '../errors/render-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { lingerBeforeClose } from './linger-before-close.js';
-import { UpstreamError } from '../errors/upstream-error.js';
-import { describeUpstreamFailure } from '../routing/log-upstream-failure.js';
+import { logFailure } from './log-failure.js';
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -35,7 +34,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error);
-    logFailure(request, error, gatewayError);
+    logFailure(request.log, error, gatewayError);
     return sendError(request, reply, gatewayError);
   });
 
@@ -52,23 +51,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return sendError(request, reply, new GatewayError('not_found', `No route for ${request.method} ${path}`));
   });
-}
-
-/**
- * Only a fault of ours pages the operator: `internal_error` at error level with its stack (the
- * child logger carries the request id). Refusals the gateway means to give (a misspelt model's
- * 503, provider failures already logged by the candidate loop) are info lines without stack, and
- * client mistakes debug lines; their messages may quote the client's input, so only debug has them.
- */
-function logFailure(request: FastifyRequest, error: unknown, gatewayError: GatewayError): void {
-  if (gatewayError.code === 'internal_error') request.log.error({ err: error, code: gatewayError.code }, 'request failed');
-  else if (gatewayError.status >= 500) {
-    // A provider failure behind the answer (502, 504) is named on the request's own line, so the
-    // client's request id leads to the provider, its status and the transport error.
-    const upstream = gatewayError.cause instanceof UpstreamError ? { upstream: describeUpstreamFailure(gatewayError.cause) } : {};
-    request.log.info({ code: gatewayError.code, status: gatewayError.status, ...upstream }, 'request refused');
-  }
-  else request.log.debug({ code: gatewayError.code, message: gatewayError.message }, 'request refused');
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {

@@ -202,6 +202,8 @@ export interface StoredResponsesTable {
   input_items: string;
   response: string;
   size: Int;
+  /** 1 for a response nobody paid for (a WebSocket warm-up): bounded per account. */
+  free: Generated<Int>;
   created_at: string;
   expires_at: string;
 }

@@ -164,3 +164,14 @@ export function fuzzRequest(routes: Array<{ method: string; url: string }>): fc.
       return { method: chosen, url: query ? `${path}?${query}` : path, credential, headers, payload: body === undefined || chosen === 'GET' || chosen === 'HEAD' ? undefined : body };
     });
 }
+
+/**
+ * A Responses WebSocket message as a client controls it: mostly `response.create` with fuzzed
+ * fields (warm-ups and a wrong `generate` among them), else any text at all.
+ */
+export const fuzzSocketMessage: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ model: textModel, input: prompt, max_output_tokens: fc.integer({ min: 16, max: 50 }) }).map((body) => JSON.stringify({ type: 'response.create', ...body })) },
+  { weight: 4, arbitrary: fc.tuple(fc.oneof(textBody, fieldedBody), fc.constantFrom(undefined, undefined, false, true, 'no')).map(([body, generate]) => JSON.stringify({ type: 'response.create', ...(JSON.parse(body) as object), ...(generate !== undefined && { generate }) })) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify({ type: 'response.create', input: value })) },
+  { weight: 2, arbitrary: rawBody },
+);

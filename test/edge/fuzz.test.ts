@@ -3,7 +3,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
-import { fuzzRequest, type Credential, type FuzzRequest } from './fuzz-arbitraries.js';
+import { fuzzRequest, fuzzSocketMessage, type Credential, type FuzzRequest } from './fuzz-arbitraries.js';
+import { SocketClient, terminal, type Json } from '../helpers/socket-client.js';
 
 /**
  * Property-based fuzzing of every registered route (contract: every error in the envelope, never
@@ -14,6 +15,7 @@ const seed = Number(process.env.FUZZ_SEED) || Date.now() % 2_147_483_647;
 const databases = testDatabases();
 const totalRuns = Number(process.env.FUZZ_RUNS) || 10_000;
 const runsPerDatabase = totalRuns;
+const socketRuns = Number(process.env.FUZZ_SOCKET_RUNS) || 300;
 process.stdout.write(`fuzz seed ${seed} (replay: FUZZ_SEED=${seed}), ${runsPerDatabase} requests on each of ${databases.map((database) => database.name).join(', ')}\n`);
 
 interface LogLine {
@@ -53,6 +55,35 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
         return {};
     }
   }
+
+  it(
+    'answers every fuzzed WebSocket message with one error in the envelope or one ended response, and logs no error line',
+    async () => {
+      const socket = new SocketClient(gateway.url, ordinaryKey);
+      await socket.opened();
+      const answered = (message: Json) => message.type === 'error' || terminal(message);
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(fuzzSocketMessage, async (text) => {
+          const before = socket.messages.filter(answered).length;
+          socket.sendText(text);
+          const answer = (await socket.waitFor(answered, before + 1, 30_000))[before];
+          if (answer.type !== 'error') return;
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          expect(answer.status).not.toBe(500);
+          expect(answer.error).toMatchObject({ code: expect.any(String), message: expect.any(String), status: answer.status });
+          expect(JSON.stringify(answer)).not.toMatch(stackPattern);
+        }),
+        { seed, numRuns: socketRuns, endOnFailure: true },
+      );
+      process.stdout.write(`fuzz ${database.name} (WebSocket): statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([left], [right]) => left - right)))}\n`);
+      socket.close();
+      await socket.closed;
+      // Taken out as read, so that the HTTP run below answers for its own lines only.
+      expect(errorLines.splice(0)).toEqual([]);
+    },
+    300_000,
+  );
 
   it(
     'answers every fuzzed request without a 500, errors in the envelope, nothing leaked',

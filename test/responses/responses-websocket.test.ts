@@ -1,58 +1,8 @@
-import { WebSocket } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogLines, logLevels } from '../helpers/capture-log-lines.js';
 import { readSseEvents } from '../helpers/read-sse.js';
 import { readAccountMoney, sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
-
-type Json = Record<string, any>;
-
-/** A Responses WebSocket client: every message it receives, and how the socket closed. */
-class SocketClient {
-  readonly messages: Json[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private readonly socket: WebSocket;
-  private waiters: Array<() => void> = [];
-
-  constructor(url: string, key: string) {
-    this.socket = new WebSocket(url.replace(/^http/, 'ws') + '/v1/responses', { headers: { authorization: `Bearer ${key}` } });
-    this.socket.addEventListener('message', (event) => {
-      this.messages.push(JSON.parse(String(event.data)) as Json);
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    this.closed = new Promise((resolve) => this.socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason })));
-  }
-
-  opened(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.socket.readyState === WebSocket.OPEN) resolve();
-      this.socket.addEventListener('open', () => resolve());
-      this.socket.addEventListener('error', () => reject(new Error('socket failed')));
-    });
-  }
-
-  send(message: Json): void {
-    this.socket.send(JSON.stringify(message));
-  }
-
-  /** Waits until `count` messages satisfy `match`. */
-  async waitFor(match: (message: Json) => boolean, count = 1, timeoutMs = 10_000): Promise<Json[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.messages.filter(match);
-      if (found.length >= count) return found;
-      if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(this.messages).slice(0, 500)}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
-
-const terminal = (message: Json) => ['response.completed', 'response.failed', 'response.incomplete'].includes(message.type);
+import { SocketClient, terminal, type Json } from '../helpers/socket-client.js';
 
 /** An event with what differs between two generations of the same text (ids, times) made equal. */
 function comparable(event: Json, responseId: string): Json {
@@ -73,9 +23,11 @@ function comparable(event: Json, responseId: string): Json {
  */
 describe('Responses WebSocket mode', () => {
   let gateway: SimulatedGateway;
+  const log = captureLogLines();
   beforeAll(async () => {
     gateway = await startSimulatedGateway({
       credits: 100,
+      logger: log.logger,
       configure: (config) => {
         config.server.http = { ...config.server.http, maxSocketsPerKey: 2, socketIdleTimeoutMs: 1500 };
       },
@@ -83,6 +35,10 @@ describe('Responses WebSocket mode', () => {
   });
   afterAll(async () => {
     await gateway?.close();
+  });
+  // Every refusal below is a client's mistake (a wrong key, a bad message, a burst): never an error line.
+  afterEach(() => {
+    expect(log.lines.filter((line) => line.level >= logLevels.error)).toEqual([]);
   });
   /** A fresh key of the same account: the open-socket cap (2 here) is per key, and each test holds its own sockets. */
   const newKey = async () => {

@@ -3,6 +3,6 @@ import { defaultResponseStorage } from '../../config/default-response-storage.js
 import type { ResponseStorageConfig } from '../../config/types.js';
 
 /** The stored-response settings, with defaults for a config built without them. */
-export function responseStorageOf(context: Pick<AppContext, 'config'>): ResponseStorageConfig {
-  return context.config.server.responses ?? defaultResponseStorage;
+export function responseStorageOf(context: Pick<AppContext, 'config'>): Required<ResponseStorageConfig> {
+  return { ...defaultResponseStorage, ...context.config.server.responses };
 }

@@ -19,6 +19,8 @@ export interface ResponsesTurnOptions {
   lookup?: PriorTurnLookup;
   /** Called with every finished Response and the items it read (WebSocket mode keeps them per connection). */
   onFinished?: (response: ResponseObject, inputItems: unknown[]) => void;
+  /** Nobody pays for this turn (a WebSocket warm-up): stored as free, bounded per account. */
+  free?: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export function createResponsesStyle(context: AppContext, principal: Principal, 
   let previousResponseId: string | null = null;
   const finish = async (response: ResponseObject) => {
     options.onFinished?.(response, inputItems);
-    if (response.store) await storeResponse(context, principal, response, inputItems);
+    if (response.store) await storeResponse(context, principal, response, inputItems, options.free);
   };
   return {
     api: 'responses',

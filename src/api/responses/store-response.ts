@@ -12,9 +12,10 @@ const dayMs = 86_400_000;
  * `stored-response-writer.ts`). A response larger than
  * the per-response limit is not kept (a later `previous_response_id` to it is 404), and a failed
  * write does not fail the answer already generated; neither is an error of the client, and
- * neither logs the stored text — only the id and the size.
+ * neither logs the stored text — only the id and the size. A `free` one (a warm-up, which no
+ * request-log row records) is logged here, at info, with its owner and size.
  */
-export async function storeResponse(context: AppContext, principal: Principal, response: ResponseObject, inputItems: unknown[]): Promise<void> {
+export async function storeResponse(context: AppContext, principal: Principal, response: ResponseObject, inputItems: unknown[], free = false): Promise<void> {
   const settings = responseStorageOf(context);
   const inputText = JSON.stringify(inputItems);
   const responseText = JSON.stringify(response);
@@ -34,7 +35,9 @@ export async function storeResponse(context: AppContext, principal: Principal, r
       response: responseText,
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + settings.retentionDays * dayMs).toISOString(),
+      free,
     });
+    if (free) context.logger.info({ responseId: response.id, accountId: principal.accountId, keyId: principal.keyId, size }, 'free response stored');
   } catch (error) {
     context.logger.error({ err: error, responseId: response.id }, 'response not stored: the store failed');
   }

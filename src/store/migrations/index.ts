@@ -16,6 +16,7 @@ import * as requestToolCost from './2026-11-25-2000-request-tool-cost.js';
 import * as ledgerUncollectedIndex from './2026-11-26-0100-ledger-uncollected-index.js';
 import * as requestStatusPartialIndex from './2026-11-26-1500-request-status-partial-index.js';
 import * as accountSearchIndex from './2026-12-07-1310-account-search-index.js';
+import * as storedResponseFree from './2026-12-07-1320-stored-response-free.js';
 import * as requestErrorMessage from './2026-12-07-1340-request-error-message.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-0100-ledger-uncollected-index': ledgerUncollectedIndex,
   '2026-11-26-1500-request-status-partial-index': requestStatusPartialIndex,
   '2026-12-07-1310-account-search-index': accountSearchIndex,
+  '2026-12-07-1320-stored-response-free': storedResponseFree,
   '2026-12-07-1340-request-error-message': requestErrorMessage,
 };
 

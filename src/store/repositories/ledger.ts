@@ -41,15 +41,18 @@ export async function listOrphanedReservations(db: Kysely<Database>, staleBefore
   return rows.map((row) => row.id);
 }
 
-/** What the account and key could still reserve right now. */
-export async function readSpendable(db: Kysely<Database>, accountId: string, keyId: string | null): Promise<bigint> {
+/**
+ * What the account and key could still reserve right now; with `netOfReserved` false, what they
+ * have not spent (reservations and leases, which may yet come back, counted as still there).
+ */
+export async function readSpendable(db: Kysely<Database>, accountId: string, keyId: string | null, netOfReserved = true): Promise<bigint> {
   const account = await db.selectFrom('accounts').select(['total_credits', 'total_usage', 'reserved']).where('id', '=', accountId).executeTakeFirst();
   if (!account) return 0n;
-  let spendable = toBigInt(account.total_credits) - toBigInt(account.total_usage) - toBigInt(account.reserved);
+  let spendable = toBigInt(account.total_credits) - toBigInt(account.total_usage) - (netOfReserved ? toBigInt(account.reserved) : 0n);
   if (keyId !== null) {
     const key = await db.selectFrom('api_keys').select(['spend_limit', 'usage', 'reserved']).where('id', '=', keyId).executeTakeFirst();
     if (key && key.spend_limit !== null) {
-      const remaining = toBigInt(key.spend_limit) - toBigInt(key.usage) - toBigInt(key.reserved);
+      const remaining = toBigInt(key.spend_limit) - toBigInt(key.usage) - (netOfReserved ? toBigInt(key.reserved) : 0n);
       if (remaining < spendable) spendable = remaining;
     }
   }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
 
 export interface StoredResponseRecord {
@@ -12,6 +12,8 @@ export interface StoredResponseRecord {
   response: string;
   createdAt: string;
   expiresAt: string;
+  /** Kept for nothing (a WebSocket warm-up): counts against the account's free storage. */
+  free?: boolean;
 }
 
 /** Who may see a stored response: the account, and for an ordinary key only its own. */
@@ -35,11 +37,25 @@ export async function insertStoredResponses(db: Kysely<Database>, records: reado
         input_items: record.inputItems,
         response: record.response,
         size: Buffer.byteLength(record.inputItems) + Buffer.byteLength(record.response),
+        free: record.free ? 1 : 0,
         created_at: record.createdAt,
         expires_at: record.expiresAt,
       })),
     )
     .execute();
+}
+
+/** How many unexpired free stored responses the account holds, and their bytes. */
+export async function measureFreeStoredResponses(db: Kysely<Database>, accountId: string, now: string): Promise<{ count: number; bytes: number }> {
+  const row = await db
+    .selectFrom('stored_responses')
+    .select((eb) => [eb.fn.countAll<number | bigint | string>().as('count'), eb.fn.coalesce(eb.fn.sum<number | bigint | string>('size'), eb.lit(0)).as('bytes')])
+    .where('account_id', '=', accountId)
+    // A literal, not a parameter: SQLite uses the partial index only when the query states its condition.
+    .where('free', '=', sql.lit(1))
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), bytes: Number(row.bytes) };
 }
 
 /** The stored response, unless it expired or lies outside the scope. */

@@ -7,17 +7,26 @@ import { GatewayError, invalidRequest } from '../../../errors/gateway-error.js';
 import { renderError } from '../../../errors/render-error.js';
 import { toGatewayError } from '../../../errors/to-gateway-error.js';
 import { defaultHttpLimits } from '../../../http/http-limits.js';
+import { logFailure } from '../../../http/log-failure.js';
 import { findPriorTurn } from '../stored-response-routes.js';
 import { ConnectionTurns } from './connection-turns.js';
 import { runSocketResponse } from './run-socket-response.js';
 
-/** RFC 6455 close codes: a policy refusal (key, limit), normal closure (idle), an internal fault. */
+/**
+ * RFC 6455 close codes: a policy refusal (key, limit), normal closure (idle), the server going
+ * away (shutdown).
+ */
 const closePolicy = 1008;
 const closeNormal = 1000;
+const closeGoingAway = 1001;
+/** After a cut, how long the socket has to send its last events and finish the closing handshake. */
+const cutCloseMs = 1_500;
 /** `response.create` messages one connection may have waiting or running; more are refused. */
 const maxQueuedResponses = 8;
 /** Bytes queued on a socket past which sending waits for the client to read. */
 const sendHighWaterBytes = 64 * 1024;
+
+const shuttingDown = () => new GatewayError('service_unavailable', 'This server is shutting down: open a new connection to continue (the turns of this one stay stored)');
 
 /**
  * WebSocket mode of the Responses API (`GET /v1/responses` with `Upgrade: websocket`): the client
@@ -27,7 +36,12 @@ const sendHighWaterBytes = 64 * 1024;
  * responses (also `store: false` ones), else from stored ones. The key is checked after the
  * upgrade so that a refusal reaches the client in the error envelope (as an `error` message,
  * then a 1008 close) rather than as an unreadable failed handshake; so is the cap on open
- * sockets per key. A socket with nothing under way for the idle timeout is closed.
+ * sockets per key. Every message checks the key again, as every HTTP request does (a cache hit
+ * but for the key's first use in the cache's lifetime), so that a revoked key stops at once and a
+ * changed limit applies to the next message. A socket with nothing under way for the idle
+ * timeout is closed. At shutdown (`ServerLifecycle`), the responses under way finish within the
+ * grace period while new messages are refused; whatever the grace period cuts ends with
+ * `response.failed`.
  */
 export function registerResponsesSocket(app: FastifyInstance, context: AppContext): void {
   const limits = { ...defaultHttpLimits, ...context.config.server.http };
@@ -54,30 +68,58 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
       };
       const sendError = (error: unknown, requestId: string) => {
         const gatewayError = toGatewayError(error);
-        if (gatewayError.status >= 500) request.log.error({ err: error, requestId }, 'websocket response failed');
+        // The levels of the HTTP twin: a refusal is no fault of ours, whichever way it arrives.
+        logFailure(request.log, error, gatewayError, 'websocket response', { requestId });
         const { error: body } = renderError(gatewayError, requestId, 'openai') as { error: Record<string, unknown> };
         send({ type: 'error', status: gatewayError.status, error: body });
       };
-      const refuse = (error: GatewayError) => {
+      const refuse = (error: GatewayError, code = closePolicy) => {
         sendError(error, request.id);
-        socket.close(closePolicy, error.code);
+        socket.close(code, error.code);
       };
 
+      const presentedKey = readPresentedKey(request.headers);
       let principal: Principal | undefined;
       let released = true;
       const controller = new AbortController();
       const turns = new ConnectionTurns();
       let queue: Promise<void> = Promise.resolve();
       let running = 0;
+      let draining = false;
+      let cut = false;
       let idle: NodeJS.Timeout | undefined;
       const armIdle = () => {
         if (idle) clearTimeout(idle);
         idle = running > 0 ? undefined : setTimeout(() => socket.close(closeNormal, 'idle timeout'), limits.socketIdleTimeoutMs);
       };
+      const closeWhenDone = () => {
+        if (draining && running === 0) socket.close(closeGoingAway, 'server shutting down');
+      };
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const untrack = context.lifecycle.track({
+        drain: () => {
+          draining = true;
+          closeWhenDone();
+        },
+        cut: () => {
+          draining = true;
+          cut = true;
+          controller.abort();
+          closeWhenDone();
+          // A client that does not answer the closing handshake is not waited for (ws would wait 30 s).
+          const force = setTimeout(() => socket.terminate(), cutCloseMs);
+          void closed.then(() => clearTimeout(force));
+          return closed;
+        },
+      });
 
       // Messages that arrive while the key is being checked wait for it.
-      const authenticated = authenticateKey(context.store.db, context.keyCache, readPresentedKey(request.headers)).then(
+      const authenticated = authenticateKey(context.store.db, context.keyCache, presentedKey).then(
         (found) => {
+          if (context.lifecycle.draining) {
+            refuse(shuttingDown(), closeGoingAway);
+            return undefined;
+          }
           const open = socketsByKey.get(found.keyId) ?? 0;
           if (open >= limits.maxSocketsPerKey) {
             refuse(
@@ -100,6 +142,10 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
       );
 
       socket.on('message', (data, isBinary) => {
+        if (draining) {
+          sendError(shuttingDown(), context.createId('req'));
+          return;
+        }
         // Responses run one at a time; a client that sends faster than they finish is bounded here, not in memory.
         if (running >= maxQueuedResponses) {
           sendError(
@@ -113,18 +159,33 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
         running += 1;
         armIdle();
         queue = queue.then(async () => {
-          const who = await authenticated;
-          if (!who || controller.signal.aborted) return;
           const requestId = context.createId('req');
           let previousId: string | undefined;
           try {
-            const message = parseMessage(isBinary ? null : data.toString());
+            if (!(await authenticated)) return;
+            if (controller.signal.aborted) {
+              // Accepted before the shutdown began, but the grace period ran out before its turn.
+              if (cut) sendError(shuttingDown(), requestId);
+              return;
+            }
+            // The key as it stands now: revoked or deleted since the upgrade closes the socket;
+            // changed limits (rate, prices; funds and spending limits are read at reservation) apply.
+            let who: Principal;
+            try {
+              who = await authenticateKey(context.store.db, context.keyCache, presentedKey);
+            } catch (error) {
+              refuse(toGatewayError(error));
+              return;
+            }
+            const text = isBinary ? null : data.toString();
+            const message = parseMessage(text);
             const { type: _type, ...body } = message;
             previousId = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
             await runSocketResponse(context, {
               requestId,
               principal: who,
               body,
+              bytes: Buffer.byteLength(text ?? ''),
               lookup: async (id) => turns.get(id) ?? findPriorTurn(context, who, id),
               onFinished: (response, inputItems) => {
                 if (response.status === 'failed') {
@@ -133,19 +194,23 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
               },
               send,
               signal: controller.signal,
+              cutByShutdown: () => cut,
             });
           } catch (error) {
             if (previousId) turns.forget(previousId);
-            if (!controller.signal.aborted) sendError(error, requestId);
+            if (cut) sendError(shuttingDown(), requestId);
+            else if (!controller.signal.aborted) sendError(error, requestId);
           } finally {
             running -= 1;
             armIdle();
+            closeWhenDone();
           }
         });
       });
 
       socket.on('close', () => {
         controller.abort();
+        untrack();
         if (idle) clearTimeout(idle);
         if (principal && !released) {
           released = true;
@@ -154,7 +219,7 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
           else socketsByKey.set(principal.keyId, left);
         }
       });
-      socket.on('error', (error) => request.log.warn({ err: error }, 'websocket error'));
+      // Errors on the socket (malformed frames, a lost connection) are logged by `answerSocketError`.
     },
   });
 }

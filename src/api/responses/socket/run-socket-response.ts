@@ -4,13 +4,14 @@ import { startRequestRecord } from '../../../billing/start-request-record.js';
 import { generateText, type TextGenerationOutcome } from '../../../generation/generate-text.js';
 import type { ResponseMeta } from '../../shared/text-call.js';
 import { invalidRequest } from '../../../errors/gateway-error.js';
-import type { StreamPart } from '../../../core/stream-part.js';
+import type { StreamError, StreamPart } from '../../../core/stream-part.js';
 import type { StreamEvent } from '../format-sse-event.js';
 import { encodeResponsesEvents } from '../encode-stream.js';
 import type { PriorTurnLookup } from '../continue-previous-response.js';
 import type { ResponsesEcho } from '../responses-echo.js';
 import type { ResponseObject } from '../responses-wire.js';
 import { createResponsesStyle } from '../routes.js';
+import { admitWarmUp } from './admit-warm-up.js';
 
 export interface SocketResponseInput {
   /** The response's id and its request log row's; the `request_id` of an `error` message too. */
@@ -18,12 +19,19 @@ export interface SocketResponseInput {
   principal: Principal;
   /** The `response.create` message without its `type`. */
   body: Record<string, unknown>;
+  /** The message's size in bytes, which a stored warm-up keeps. */
+  bytes: number;
   lookup: PriorTurnLookup;
   onFinished: (response: ResponseObject, inputItems: unknown[]) => void;
   /** Sends one event; a promise when the socket's buffer is full and the next event should wait. */
   send: (event: StreamEvent) => Promise<void> | undefined;
   /** Aborted when the socket closes: the provider call stops and what was generated is charged. */
   signal: AbortSignal;
+  /**
+   * True once the server's shutdown grace period is over: the signal is aborted too, and the
+   * response, instead of just stopping, ends in-band with `response.failed` saying why.
+   */
+  cutByShutdown: () => boolean;
 }
 
 /**
@@ -64,8 +72,8 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
   // A stream resolves only once its first part arrived (see generateText): now is the first token.
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, (performance.now() - startedAt) / 1000);
   try {
-    for await (const event of encodeResponsesEvents(outcome.parts, meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
-      if (input.signal.aborted) break;
+    for await (const event of encodeResponsesEvents(endOnShutdown(outcome.parts, input.cutByShutdown), meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
+      if (input.signal.aborted && !input.cutByShutdown()) break;
       const written = input.send(event);
       if (written) await written;
     }
@@ -81,17 +89,37 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
  * `response.create` with `generate: false` (OpenAI's WebSocket warm-up, which Codex sends when a
  * session starts): the request is checked and its state kept — a completed Response with no
  * output that a later turn continues from with `previous_response_id` — but no model runs, so
- * nothing is reserved, charged or written to the request log.
+ * nothing is reserved, charged or written to the request log. What it stores is bounded and
+ * needs funds (`admitWarmUp`), and logged when stored (`storeResponse`).
  */
 async function warmUp(context: AppContext, input: SocketResponseInput, request: Record<string, unknown>): Promise<void> {
-  const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
+  const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished, free: true });
   const { extra: echo } = style.decode(await style.prepare({ ...request, stream: true }));
+  await admitWarmUp(context, input.principal, echo.store, input.bytes);
   const meta: ResponseMeta = { id: input.requestId, model: typeof request.model === 'string' ? request.model : '', created: Math.floor(context.clock.now().getTime() / 1000) };
   for await (const event of encodeResponsesEvents(finishedEmpty(), meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
     const written = input.send(event);
     if (written) await written;
   }
 }
+
+/**
+ * The parts as they come; when the shutdown cut them (the provider call aborted, so they end
+ * without a `finish`), an `error` part that tells the client why, rather than a generic cut-off.
+ */
+async function* endOnShutdown(parts: AsyncIterable<StreamPart>, cutByShutdown: () => boolean): AsyncGenerator<StreamPart> {
+  for await (const part of parts) {
+    yield part;
+    if (part.type === 'finish' || part.type === 'error') return;
+  }
+  if (cutByShutdown()) yield { type: 'error', error: shutdownCut };
+}
+
+const shutdownCut: StreamError = {
+  code: 'service_unavailable',
+  status: 503,
+  message: 'The server shut down before this response finished (its grace period for responses in flight ran out); what was generated is charged. Reconnect and send the turn again.',
+};
 
 async function* finishedEmpty(): AsyncGenerator<StreamPart> {
   yield { type: 'finish', finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0 }, cost: 0n };
