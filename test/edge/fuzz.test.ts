@@ -112,7 +112,7 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
   );
 });
 
-/** The Gemini style's routes answer errors in Google's shape (README, "Gemini style"). */
+/** The Gemini style's routes answer errors in Google's shape (docs/api.md, "Gemini style"). */
 function isGeminiStyle(request: FuzzRequest): boolean {
   // A path the router cannot decode never reaches a route: the framework's error is the default style.
   try {
