@@ -5,7 +5,7 @@ import { closeContext, createContext } from '../create-context.js';
 import { defaultHttpLimits } from '../http/http-limits.js';
 import { interruptTimes, onInterrupt } from './handle-interrupt.js';
 import { warmUp } from './warm-up.js';
-import { logProviderSummary } from './log-provider-summary.js';
+import { logProviderSummary, offlineHint } from './log-provider-summary.js';
 import { shutDownGracefully } from './shut-down-gracefully.js';
 
 /**
@@ -50,6 +50,8 @@ export async function serve(): Promise<void> {
   context.logger.info({ address, catalog: config.source, models: config.models.length }, 'ready');
   logProviderSummary(context.logger, config);
   process.stdout.write(`listening on ${address.replace('[::1]', 'localhost')}\n`);
+  const hint = offlineHint(config);
+  if (hint) process.stdout.write(`${hint}\n`);
   // Polls the durable tasks (videos) of every instance's past, this one's included: after a
   // restart, tasks pick up where they were.
   context.tasks.start();
