@@ -3,6 +3,9 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { offlineHint } from '../../src/cli/log-provider-summary.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { switchyardBin } from '../helpers/spawn-server.js';
 
 /**
  * The README's Quick start, run as it is written, on a fresh copy of the repository, with no
@@ -172,4 +175,40 @@ describe("the README's Quick start, on a fresh copy with no provider key", () =>
     expect(filesUnder(copy, ['node_modules', 'dist'])).toEqual(copied);
     expect(readdirSync(temporary)).toEqual([]);
   }, 600_000);
+});
+
+describe('npm start without a provider key', () => {
+  it('says in one line how to enable a provider, and how to try Switchyard offline', async () => {
+    const directory = join(scratch, 'start');
+    mkdirSync(directory);
+    const env = { ...newcomerEnvironment(directory), DATABASE_URL: `sqlite:${join(directory, 'start.db')}`, SWITCHYARD_WARMUP_REQUESTS: '0', LOG_LEVEL: 'silent' };
+    const server = spawn(process.execPath, [switchyardBin, 'serve'], { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(server);
+    let printed = '';
+    server.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    server.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    await new Promise<void>((ready, fail) => {
+      const timer = setInterval(() => {
+        if (printed.includes('npm run demo')) ready();
+        else if (server.exitCode === null) return;
+        else fail(new Error(`serve exited: ${printed}`));
+        clearInterval(timer);
+      }, 100);
+    });
+    const exited = waitForExit(server);
+    server.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const lines = printed.split('\n');
+    expect(lines.some((line) => line.startsWith('listening on http://'))).toBe(true);
+    expect(lines.filter((line) => line.includes('npm run demo'))).toEqual([
+      'no provider has an API key, so every model answers 503: set one (OPENAI_API_KEY=… npm start), or try Switchyard offline with npm run demo',
+    ]);
+  }, 300_000);
+
+  it('prints nothing of the kind once a provider has its key', () => {
+    const directory = join(scratch, 'keyed');
+    mkdirSync(directory);
+    expect(offlineHint(loadConfig({ OPENAI_API_KEY: 'sk-test' }, directory))).toBeUndefined();
+    expect(offlineHint(loadConfig({}, directory))).toContain('npm run demo');
+  });
 });
