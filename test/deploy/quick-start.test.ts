@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { offlineHint } from '../../src/cli/log-provider-summary.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { waitForExit } from '../helpers/shutdown-fixture.js';
 import { switchyardBin } from '../helpers/spawn-server.js';
 
 /**
@@ -104,8 +105,21 @@ function jsonValues(text: string): unknown[] {
   return values;
 }
 
-function waitForExit(child: ChildProcess): Promise<number | null> {
-  return new Promise((done) => (child.exitCode !== null ? done(child.exitCode) : child.once('exit', (code) => done(code))));
+/** What a child prints (stdout and stderr), and a wait for a line of it. */
+function collectOutput(child: ChildProcess): { text: () => string; waitFor: (marker: string) => Promise<void> } {
+  let printed = '';
+  child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const waitFor = (marker: string) =>
+    new Promise<void>((ready, fail) => {
+      const timer = setInterval(() => {
+        if (printed.includes(marker)) ready();
+        else if (child.exitCode === null && child.signalCode === null) return;
+        else fail(new Error(`exited before printing "${marker}": ${printed}`));
+        clearInterval(timer);
+      }, 100);
+    });
+  return { text: () => printed, waitFor };
 }
 
 describe("the README's Quick start, on a fresh copy with no provider key", () => {
@@ -126,20 +140,8 @@ describe("the README's Quick start, on a fresh copy with no provider key", () =>
     expect(command.startsWith('npm install && ')).toBe(true);
     const demo = spawn('bash', ['-c', command.slice('npm install && '.length)], { cwd: copy, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(demo);
-    let printed = '';
-    demo.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    demo.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    await new Promise<void>((ready, fail) => {
-      const timer = setInterval(() => {
-        if (printed.includes('Ctrl-C stops it')) {
-          clearInterval(timer);
-          ready();
-        } else if (demo.exitCode !== null) {
-          clearInterval(timer);
-          fail(new Error(`npm run demo exited: ${printed}`));
-        }
-      }, 100);
-    });
+    const output = collectOutput(demo);
+    await output.waitFor('Ctrl-C stops it');
 
     // Terminal 2, in the same folder, as written.
     const script = execFileSync('bash', ['-e', '-c', terminal2!], { cwd: copy, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -155,12 +157,12 @@ describe("the README's Quick start, on a fresh copy with no provider key", () =>
     // … charged to the account the admin CLI sees on the same database, the one the demo printed.
     expect(accounts.data).toHaveLength(1);
     expect(accounts.data[0]!.name).toBe('demo');
-    expect(printed).toContain(`account ${accounts.data[0]!.id} "demo"`);
+    expect(output.text()).toContain(`account ${accounts.data[0]!.id} "demo"`);
     expect(accounts.data[0]!.total_usage).toBe(answer.usage.cost);
     expect(accounts.data[0]!.balance).toBeCloseTo(10 - answer.usage.cost, 9);
 
     // The page the demo names.
-    const pageUrl = /page\s+(http:\/\/\S+\/)/.exec(printed)![1]!;
+    const pageUrl = /page\s+(http:\/\/\S+\/)/.exec(output.text())![1]!;
     const page = await fetch(pageUrl);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
@@ -170,7 +172,7 @@ describe("the README's Quick start, on a fresh copy with no provider key", () =>
     const exited = waitForExit(demo);
     process.kill(-demo.pid!, 'SIGINT');
     await exited;
-    expect(printed).not.toMatch(/error/i);
+    expect(output.text()).not.toMatch(/error/i);
     expect(existsSync(join(copy, 'data'))).toBe(false);
     expect(filesUnder(copy, ['node_modules', 'dist'])).toEqual(copied);
     expect(readdirSync(temporary)).toEqual([]);
@@ -184,21 +186,12 @@ describe('npm start without a provider key', () => {
     const env = { ...newcomerEnvironment(directory), DATABASE_URL: `sqlite:${join(directory, 'start.db')}`, SWITCHYARD_WARMUP_REQUESTS: '0', LOG_LEVEL: 'silent' };
     const server = spawn(process.execPath, [switchyardBin, 'serve'], { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(server);
-    let printed = '';
-    server.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    server.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    await new Promise<void>((ready, fail) => {
-      const timer = setInterval(() => {
-        if (printed.includes('npm run demo')) ready();
-        else if (server.exitCode === null) return;
-        else fail(new Error(`serve exited: ${printed}`));
-        clearInterval(timer);
-      }, 100);
-    });
+    const output = collectOutput(server);
+    await output.waitFor('npm run demo');
     const exited = waitForExit(server);
     server.kill('SIGINT');
     expect(await exited).toBe(0);
-    const lines = printed.split('\n');
+    const lines = output.text().split('\n');
     expect(lines.some((line) => line.startsWith('listening on http://'))).toBe(true);
     expect(lines.filter((line) => line.includes('npm run demo'))).toEqual([
       'no provider has an API key, so every model answers 503: set one (OPENAI_API_KEY=… npm start), or try Switchyard offline with npm run demo',

@@ -1,51 +1,14 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
+import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/create-store.js';
-import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
-import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';
+import { createAccountByCli, useShutdownFixture, waitForExit } from '../helpers/shutdown-fixture.js';
+import { spawnServer } from '../helpers/spawn-server.js';
 
 // A drain and a keep-alive timeout far longer than the bounds below: a SIGINT that waited for
 // either (as SIGTERM does, for a load balancer) could not meet them.
 const drainMs = 20_000;
 const keepAliveMs = 20_000;
-let simulator: Simulator;
-let directory: string;
-
-beforeAll(async () => {
-  // 20 tokens a second: a 30-token stream lasts about 1.5 s, a 1,000-token one 50 s.
-  simulator = await startSimulator({ tokensPerSecond: 20 });
-  directory = mkdtempSync(join(tmpdir(), 'switchyard-interrupt-'));
-  writeFileSync(join(directory, 'switchyard.yaml'), simulatedCatalogYaml(simulator.url));
-});
-afterAll(async () => {
-  killSpawnedServers();
-  await simulator.close();
-});
-
-function environment(name: string) {
-  return {
-    DATABASE_URL: `sqlite:${join(directory, `${name}.db`)}`,
-    SWITCHYARD_CONFIG: join(directory, 'switchyard.yaml'),
-    LOG_LEVEL: 'silent',
-    SWITCHYARD_SHUTDOWN_DRAIN_MS: String(drainMs),
-    SWITCHYARD_KEEP_ALIVE_TIMEOUT_MS: String(keepAliveMs),
-  };
-}
-
-function createAccount(env: Record<string, string>): { key: string } {
-  const created = spawnSync(process.execPath, [switchyardBin, 'admin', 'create-account', '--credits', '10'], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  return JSON.parse(created.stdout) as { key: string };
-}
-
-function waitForExit(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
-}
+const { environment } = useShutdownFixture({ drainMs, keepAliveMs });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,7 +32,7 @@ async function readBooks(databaseUrl: string) {
 describe('Ctrl-C (SIGINT), the interactive stop', () => {
   it('stops without the drain or the keep-alive wait, once the stream in flight has finished and been settled', async () => {
     const env = environment('first-interrupt');
-    const { key } = createAccount(env);
+    const { key } = createAccountByCli(env);
     const { child, url } = await spawnServer(env);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const idle = new Client(url);
@@ -103,7 +66,7 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
 
   it('stops at once on a second Ctrl-C, settling the cut stream for what it generated', async () => {
     const env = environment('second-interrupt');
-    const { key } = createAccount(env);
+    const { key } = createAccountByCli(env);
     const { child, url } = await spawnServer(env);
     const streaming = new Client(url);
     try {
