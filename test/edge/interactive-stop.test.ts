@@ -62,7 +62,7 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
     expect(books.usage).toBe(BigInt(books.rows[0]!.cost));
     expect(books.reservations).toEqual([]);
     expect(books.reserved).toBe(0n);
-  }, 120_000);
+  }, 240_000);
 
   it('stops at once on a second Ctrl-C, settling the cut stream for what it generated', async () => {
     const env = environment('second-interrupt');
@@ -100,5 +100,37 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
     expect(books.usage).toBe(BigInt(books.rows[0]!.cost));
     expect(books.reservations).toEqual([]);
     expect(books.reserved).toBe(0n);
-  }, 120_000);
+  }, 240_000);
+});
+
+describe('SIGTERM past the grace period', () => {
+  it('settles the stream it cut, as the second Ctrl-C does', async () => {
+    const env = { ...environment('grace-cut'), SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', SWITCHYARD_SHUTDOWN_GRACE_MS: '1000' };
+    const { key } = createAccountByCli(env);
+    const { child, url } = await spawnServer(env);
+    const streaming = new Client(url);
+    try {
+      const stream = await streaming.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: streamBody('[[sim:reply_tokens=1000]] long'),
+      });
+      expect(stream.statusCode).toBe(200);
+      const streamText = stream.body.text().catch(() => 'cut');
+      await sleep(500);
+      const exited = waitForExit(child);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await streamText).not.toContain('data: [DONE]');
+    } finally {
+      await streaming.close();
+    }
+    const books = await readBooks(env.DATABASE_URL);
+    expect(books.rows.map((row) => row.status)).toEqual(['aborted']);
+    expect(BigInt(books.rows[0]!.cost)).toBeGreaterThan(0n);
+    expect(books.usage).toBe(BigInt(books.rows[0]!.cost));
+    expect(books.reservations).toEqual([]);
+    expect(books.reserved).toBe(0n);
+  }, 240_000);
 });
