@@ -13,7 +13,7 @@ import { killSpawnedServers, switchyardBin } from './spawn-server.js';
  * stream of N tokens lasts N/20 s), a catalog on it, and per server an environment with its own
  * SQLite database and the given drain and keep-alive timeout. Registers its own hooks.
  */
-export function useShutdownFixture(times: { drainMs: number; keepAliveMs: number }): { environment: (name: string) => Record<string, string> } {
+export function useShutdownFixture(times: { drainMs: number; keepAliveMs: number }): { environment: (name: string) => Record<string, string> & { DATABASE_URL: string } } {
   let simulator: Simulator;
   let directory: string;
   beforeAll(async () => {
