@@ -16,17 +16,37 @@ function streamBody(content: string) {
   return JSON.stringify({ model: 'sim/openai-model', max_tokens: 1000, stream: true, messages: [{ role: 'user', content }] });
 }
 
-/** The books after the process exited: every request's row, no reservation left, usage = the rows' costs. */
-async function readBooks(databaseUrl: string) {
+/**
+ * The books after the process exited: one request row with that status and a charge, the
+ * account's usage equal to it, and no reservation left.
+ */
+async function expectOneSettledRequest(databaseUrl: string, status: 'completed' | 'aborted') {
   const store = await createStore(databaseUrl);
   try {
     const rows = await store.db.selectFrom('requests').select(['status', 'cost']).execute();
-    const reservations = await store.db.selectFrom('reservations').select('id').execute();
     const account = await store.db.selectFrom('accounts').select(['total_usage', 'reserved']).executeTakeFirstOrThrow();
-    return { rows, reservations, usage: BigInt(account.total_usage), reserved: BigInt(account.reserved) };
+    expect(rows.map((row) => row.status)).toEqual([status]);
+    expect(BigInt(rows[0]!.cost)).toBeGreaterThan(0n);
+    expect(BigInt(account.total_usage)).toBe(BigInt(rows[0]!.cost));
+    expect(await store.db.selectFrom('reservations').select('id').execute()).toEqual([]);
+    expect(BigInt(account.reserved)).toBe(0n);
   } finally {
     await store.close();
   }
+}
+
+/** A 50-second stream, under way; `text` resolves to its whole text, or 'cut'. */
+async function startLongStream(client: Client, key: string): Promise<{ text: Promise<string> }> {
+  const stream = await client.request({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: streamBody('[[sim:reply_tokens=1000]] long'),
+  });
+  expect(stream.statusCode).toBe(200);
+  const text = stream.body.text().catch(() => 'cut');
+  await sleep(500);
+  return { text };
 }
 
 describe('Ctrl-C (SIGINT), the interactive stop', () => {
@@ -56,12 +76,7 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
     } finally {
       await Promise.all([idle.close(), streaming.close()]);
     }
-    const books = await readBooks(env.DATABASE_URL);
-    expect(books.rows.map((row) => row.status)).toEqual(['completed']);
-    expect(BigInt(books.rows[0]!.cost)).toBeGreaterThan(0n);
-    expect(books.usage).toBe(BigInt(books.rows[0]!.cost));
-    expect(books.reservations).toEqual([]);
-    expect(books.reserved).toBe(0n);
+    await expectOneSettledRequest(env.DATABASE_URL, 'completed');
   }, 240_000);
 
   it('stops at once on a second Ctrl-C, settling the cut stream for what it generated', async () => {
@@ -71,15 +86,7 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
     const streaming = new Client(url);
     try {
       // A 50-second stream: the first SIGINT waits for it, the second does not.
-      const stream = await streaming.request({
-        method: 'POST',
-        path: '/v1/chat/completions',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: streamBody('[[sim:reply_tokens=1000]] long'),
-      });
-      expect(stream.statusCode).toBe(200);
-      const streamText = stream.body.text().catch(() => 'cut');
-      await sleep(500);
+      const { text: streamText } = await startLongStream(streaming, key);
 
       const exited = waitForExit(child);
       child.kill('SIGINT');
@@ -93,13 +100,8 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
     } finally {
       await streaming.close();
     }
-    const books = await readBooks(env.DATABASE_URL);
-    expect(books.rows.map((row) => row.status)).toEqual(['aborted']);
     // What was generated before the cut is charged, and nothing else stays held.
-    expect(BigInt(books.rows[0]!.cost)).toBeGreaterThan(0n);
-    expect(books.usage).toBe(BigInt(books.rows[0]!.cost));
-    expect(books.reservations).toEqual([]);
-    expect(books.reserved).toBe(0n);
+    await expectOneSettledRequest(env.DATABASE_URL, 'aborted');
   }, 240_000);
 });
 
@@ -110,15 +112,7 @@ describe('SIGTERM past the grace period', () => {
     const { child, url } = await spawnServer(env);
     const streaming = new Client(url);
     try {
-      const stream = await streaming.request({
-        method: 'POST',
-        path: '/v1/chat/completions',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: streamBody('[[sim:reply_tokens=1000]] long'),
-      });
-      expect(stream.statusCode).toBe(200);
-      const streamText = stream.body.text().catch(() => 'cut');
-      await sleep(500);
+      const { text: streamText } = await startLongStream(streaming, key);
       const exited = waitForExit(child);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
@@ -126,11 +120,6 @@ describe('SIGTERM past the grace period', () => {
     } finally {
       await streaming.close();
     }
-    const books = await readBooks(env.DATABASE_URL);
-    expect(books.rows.map((row) => row.status)).toEqual(['aborted']);
-    expect(BigInt(books.rows[0]!.cost)).toBeGreaterThan(0n);
-    expect(books.usage).toBe(BigInt(books.rows[0]!.cost));
-    expect(books.reservations).toEqual([]);
-    expect(books.reserved).toBe(0n);
+    await expectOneSettledRequest(env.DATABASE_URL, 'aborted');
   }, 240_000);
 });
