@@ -1,6 +1,6 @@
 /**
- * Rewrites the README's field tables (between `<!-- fields:NAME:start -->` and `:end -->`) from
- * the styles' field tables, which test/fields/*.test.ts hold the README to. Run after changing a
+ * Rewrites the field tables of docs/api-fields.md (between `<!-- fields:NAME:start -->` and
+ * `:end -->`) from the styles' field tables, which test/fields/*.test.ts hold the page to. Run after changing a
  * table: `node --import tsx scripts/render-field-tables.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,13 +17,14 @@ const sections: Record<string, FieldTable> = {
   gemini: geminiFieldTable,
 };
 
-let readme = readFileSync('README.md', 'utf8');
+const path = 'docs/api-fields.md';
+let page = readFileSync(path, 'utf8');
 for (const [name, table] of Object.entries(sections)) {
   const start = `<!-- fields:${name}:start -->`;
   const end = `<!-- fields:${name}:end -->`;
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`README.md has no ${start} … ${end} section`);
-  readme = `${readme.slice(0, from + start.length)}\n${renderFieldTable(table)}\n${readme.slice(to)}`;
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from === -1 || to === -1) throw new Error(`${path} has no ${start} … ${end} section`);
+  page = `${page.slice(0, from + start.length)}\n${renderFieldTable(table)}\n${page.slice(to)}`;
 }
-writeFileSync('README.md', readme);
+writeFileSync(path, page);

@@ -58,7 +58,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // Slow clients are bounded (README "Timeouts and bounds"): headers, whole request, idle keep-alive.
+    // Slow clients are bounded (docs/operations.md, "Timeouts and bounds"): headers, whole request, idle keep-alive.
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // Node would answer an HTTP/1.1 request without `Host` with a bare 400 of its own; the

@@ -73,6 +73,9 @@ export class Ledger {
    * may no longer hold.
    */
   private beatConfirmedAt = Number.NEGATIVE_INFINITY;
+  /** This process's request reservations not yet settled or released (`whenSettled`). */
+  private readonly open = new Set<string>();
+  private onAllSettled: (() => void) | undefined;
 
   constructor(
     private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
@@ -100,7 +103,10 @@ export class Ledger {
       this.context.clock.now().getTime() - this.beatConfirmedAt < (this.options.instanceTimeoutMs * 2) / 3
     ) {
       const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
-      if (leaseId) return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
+      if (leaseId) {
+        this.open.add(id);
+        return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
+      }
     }
     const now = this.context.clock.now();
     const outcome = await reserveOnce(this.context.store, {
@@ -120,6 +126,7 @@ export class Ledger {
     if (outcome === 'insufficient_balance' || outcome === 'key_limit') {
       throw insufficientFunds(outcome, input.amount, await this.spendable(input.accountId, input.keyId));
     }
+    if (!input.durable) this.open.add(id);
     return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId };
   }
 
@@ -131,6 +138,7 @@ export class Ledger {
    * not make the call free: the cost is charged from the funds directly. Returns the charge.
    */
   async settle(reservation: Reservation, cost: bigint, record?: RequestRecord): Promise<bigint> {
+    this.ended(reservation.id);
     if (reservation.amount === 0n && cost <= 0n) {
       if (record) await this.books.record(record);
       return 0n;
@@ -168,6 +176,30 @@ export class Ledger {
     return cost;
   }
 
+  /** Settled or released: its charge (if any) is queued for the books. */
+  private ended(id: string): void {
+    if (this.open.delete(id) && this.open.size === 0) this.onAllSettled?.();
+  }
+
+  /**
+   * Resolves once every request reservation this process holds is settled or released (its
+   * charge queued for the books), or after `timeoutMs`: at shutdown, requests whose connections
+   * were just cut are still settling when the listener has closed, and closing the books before
+   * them would lose their charges.
+   */
+  whenSettled(timeoutMs: number): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      this.onAllSettled = () => {
+        clearTimeout(timer);
+        this.onAllSettled = undefined;
+        resolve();
+      };
+    });
+  }
+
   /** Releases `id` in the background, retrying while the database does not answer (a few minutes at most). */
   private releaseLater(id: string, attempt = 0): void {
     const delay = Math.min(200 * 2 ** attempt, 10_000);
@@ -179,6 +211,7 @@ export class Ledger {
   }
 
   async release(reservation: Reservation): Promise<void> {
+    this.ended(reservation.id);
     if (reservation.amount === 0n) return;
     if (reservation.leaseId !== undefined) {
       this.leases!.giveBack(reservation.leaseId, reservation.amount);

@@ -1,6 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createAccount } from '../accounts/create-account.js';
 import { buildApp } from '../app.js';
 import { normalizeConfig } from '../config/normalize-config.js';
@@ -27,38 +27,79 @@ models:
 ${model('demo/openai-style', 'sim-openai', 'gpt-demo')}${model('demo/anthropic-style', 'sim-anthropic', 'claude-demo')}${model('demo/gemini-style', 'sim-gemini', 'gemini-demo')}`;
 }
 
+/** Where the demo keeps its database and the environment file a second terminal sources. */
+export const demoFolder = 'data/demo';
+
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
 /**
- * `switchyard demo` (npm run demo): the simulator and the gateway in one process, on a
- * throw-away SQLite database, with a demo account; prints calls to try.
+ * `switchyard demo` (npm run demo): the simulator and the gateway in one process, offline, on a
+ * fresh SQLite database in `data/demo/` with an admin token and a demo account. It writes
+ * `data/demo/env` (DATABASE_URL, SWITCHYARD_ADMIN_TOKEN, BASE, KEY) so that another terminal
+ * reaches the same account with curl and the admin CLI, prints the page, the key and calls to
+ * try, and on Ctrl-C removes `data/demo/` (and `data/` if the demo made it).
  */
 export async function runDemo(): Promise<void> {
-  const simulator = await startSimulator({ tokensPerSecond: 30 });
-  const server = { ...readServerConfig(process.env), databaseUrl: `sqlite:${join(mkdtempSync(join(tmpdir(), 'switchyard-demo-')), 'demo.db')}`, logLevel: 'warn' };
-  const config = normalizeConfig(parseConfigText(demoCatalog(simulator.url), 'demo catalog', process.env), 'demo catalog', server);
-  const context = await createContext(config);
-  const app = await buildApp(context);
-  const address = await app.listen({ host: server.host, port: server.port });
-  const { key } = await createAccount(context, { name: 'demo', credits: 10_000_000_000n });
-  const lines = [
-    `switchyard demo listening on ${address} (simulator at ${simulator.url})`,
-    `demo account key: ${key}  (10 USD of credits)`,
-    '',
-    'try:',
-    `  curl ${address}/v1/chat/completions -H "Authorization: Bearer ${key}" -H 'content-type: application/json' \\`,
-    `       -d '{"model":"demo/anthropic-style","messages":[{"role":"user","content":"Hello there"}]}'`,
-    `  curl -N ${address}/v1/messages -H "x-api-key: ${key}" -H 'content-type: application/json' \\`,
-    `       -d '{"model":"demo/gemini-style","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"Stream to me"}]}'`,
-    `  curl ${address}/v1/credits -H "Authorization: Bearer ${key}"`,
-    '',
-    'Ctrl-C stops it.',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  const stop = async () => {
-    await app.close();
-    await closeContext(context);
-    await simulator.close();
-    process.exit(0);
+  const folder = resolve(demoFolder);
+  const madeData = !existsSync(resolve(folder, '..'));
+  // A demo killed without its Ctrl-C left its folder: this run starts afresh.
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const removeFolder = () => {
+    rmSync(folder, { recursive: true, force: true });
+    const data = resolve(folder, '..');
+    if (madeData && existsSync(data) && readdirSync(data).length === 0) rmSync(data, { recursive: true });
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  try {
+    const simulator = await startSimulator({ tokensPerSecond: 30 });
+    const adminToken = process.env.SWITCHYARD_ADMIN_TOKEN || randomBytes(24).toString('hex');
+    const databaseUrl = `sqlite:${resolve(folder, 'demo.db')}`;
+    const server = { ...readServerConfig(process.env), databaseUrl, adminToken, logLevel: 'warn' };
+    const config = normalizeConfig(parseConfigText(demoCatalog(simulator.url), 'demo catalog', process.env), 'demo catalog', server);
+    const context = await createContext(config);
+    const app = await buildApp(context);
+    const address = (await app.listen({ host: server.host, port: server.port })).replace('[::1]', 'localhost');
+    const { account, key } = await createAccount(context, { name: 'demo', credits: 10_000_000_000n });
+    const environment = { DATABASE_URL: databaseUrl, SWITCHYARD_ADMIN_TOKEN: adminToken, BASE: `${address}/v1`, KEY: key };
+    writeFileSync(resolve(folder, 'env'), Object.entries(environment).map(([name, value]) => `export ${name}=${quote(value)}\n`).join(''), { mode: 0o600 });
+    const lines = [
+      `switchyard demo: the gateway and a provider simulator, offline (no provider key needed)`,
+      `  page         ${address}/   (sign in with the key; the admin token opens the operator console)`,
+      `  API          ${address}/v1   models demo/openai-style, demo/anthropic-style, demo/gemini-style`,
+      `  key          ${key}   (account ${account.id} "demo", 10 USD of credits)`,
+      `  admin token  ${adminToken}`,
+      `  database     ${databaseUrl}`,
+      '',
+      `In another terminal, in this folder:  . ${demoFolder}/env   (sets DATABASE_URL, SWITCHYARD_ADMIN_TOKEN, BASE and KEY), then`,
+      `  curl $BASE/chat/completions -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\`,
+      `       -d '{"model":"demo/anthropic-style","messages":[{"role":"user","content":"Hello there"}]}'`,
+      `  curl -N $BASE/messages -H "x-api-key: $KEY" -H 'content-type: application/json' \\`,
+      `       -d '{"model":"demo/gemini-style","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"Stream to me"}]}'`,
+      '  npx switchyard admin list-accounts      # the admin CLI on the same database',
+      '',
+      `Ctrl-C stops it and deletes ${demoFolder}/.`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) {
+        removeFolder();
+        process.exit(130);
+      }
+      stopping = true;
+      try {
+        await app.close();
+        await closeContext(context);
+        await simulator.close();
+      } finally {
+        removeFolder();
+      }
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
+  } catch (error) {
+    removeFolder();
+    throw error;
+  }
 }

@@ -17,3 +17,13 @@ export function logProviderSummary(logger: Pick<Logger, 'info' | 'warn'>, config
     );
   }
 }
+
+/**
+ * The one line `npm start` prints when no provider can take traffic (a fresh clone without keys):
+ * every model would answer 503, so it says how to enable one and how to try the gateway offline.
+ */
+export function offlineHint(config: Config): string | undefined {
+  if (config.providers.some((provider) => provider.enabled)) return undefined;
+  const variable = config.providers.find((provider) => provider.apiKeyVariable)?.apiKeyVariable;
+  return `no provider has an API key, so every model answers 503: set one (${variable ? `${variable}=… npm start` : 'see the config file'}), or try Switchyard offline with npm run demo`;
+}

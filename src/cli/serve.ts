@@ -3,14 +3,16 @@ import { closeTokenizer, onTokenCountFailure, prepareTokenizer } from '../billin
 import { loadConfig } from '../config/load-config.js';
 import { closeContext, createContext } from '../create-context.js';
 import { defaultHttpLimits } from '../http/http-limits.js';
+import { interruptTimes, onInterrupt } from './handle-interrupt.js';
 import { warmUp } from './warm-up.js';
-import { logProviderSummary } from './log-provider-summary.js';
+import { logProviderSummary, offlineHint } from './log-provider-summary.js';
 import { shutDownGracefully } from './shut-down-gracefully.js';
 
 /**
- * `switchyard serve`: load config, open and migrate the store, listen, and on SIGTERM/SIGINT
- * drain (`/ready` 503 first), stop accepting, let in-flight requests and streams finish (bounded
- * by the grace period), close the store and exit 0 (`shut-down-gracefully.ts`).
+ * `switchyard serve`: load config, open and migrate the store, listen, and on SIGTERM drain
+ * (`/ready` 503 first), stop accepting, let in-flight requests and streams finish (bounded by the
+ * grace period), close the store and exit 0 (`shut-down-gracefully.ts`). SIGINT (Ctrl-C) is the
+ * interactive stop (`handle-interrupt.ts`): no drain, the rest the same.
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
@@ -48,23 +50,29 @@ export async function serve(): Promise<void> {
   context.logger.info({ address, catalog: config.source, models: config.models.length }, 'ready');
   logProviderSummary(context.logger, config);
   process.stdout.write(`listening on ${address.replace('[::1]', 'localhost')}\n`);
+  const hint = offlineHint(config);
+  if (hint) process.stdout.write(`${hint}\n`);
   // Polls the durable tasks (videos) of every instance's past, this one's included: after a
   // restart, tasks pick up where they were.
   context.tasks.start();
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: 'SIGTERM' | 'SIGINT') => {
     if (stopping) return;
     stopping = true;
     context.logger.info({ signal }, 'shutting down');
     // No new task claims; polls in flight finish (or are handed back) while requests drain.
     const tasksStopped = context.tasks.stop();
     try {
-      await shutDownGracefully(app, context, {
+      const times = {
         drainMs: config.server.shutdownDrainMs,
         graceMs: config.server.shutdownGraceMs,
         keepAliveTimeoutMs: config.server.http?.keepAliveTimeoutMs ?? defaultHttpLimits.keepAliveTimeoutMs,
-      });
+      };
+      await shutDownGracefully(app, context, signal === 'SIGINT' ? interruptTimes(times) : times);
+      // Requests whose connections were cut (past the grace, or by a second Ctrl-C) settle
+      // after the listener has closed: their charges go in before the books close.
+      await context.ledger.whenSettled(5_000);
       await tasksStopped;
     } finally {
       // The heartbeat runs until the last request has settled: other instances would otherwise
@@ -76,5 +84,5 @@ export async function serve(): Promise<void> {
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGINT', onInterrupt(app, context, () => stop('SIGINT')));
 }

@@ -1,12 +1,12 @@
 /**
- * The one catalog of error codes the gateway answers with: HTTP status, when it happens (the
- * README's error table is held against these lines by a test), and whether a client library
+ * The one catalog of error codes the gateway answers with: HTTP status, when it happens (the error
+ * table of docs/api.md is held against these lines by a test), and whether a client library
  * should retry. The first group is fixed by the interface spec; the rest fill its "not shown"
  * gaps. Modelled on fastify's `lib/errors.js`: one entry per code, nothing thrown elsewhere.
  */
 export interface ErrorCatalogEntry {
   status: number;
-  /** The README's "when" column. */
+  /** The "when" column of docs/api.md's error table. */
   when: string;
   /**
    * False for answers that a retry cannot change (a misspelt model is a 503 by the spec): sent as

@@ -3,7 +3,7 @@ import type { ErrorCode } from './error-codes.js';
 /**
  * The request log's `error_code` beyond the client catalog. A row that ended in an answer to the
  * client carries the code the client got (`error-codes.ts`); these name the endings no client
- * answer describes. The strings are the README table's "when" column (held against it by a test).
+ * answer describes. The strings are the "when" column of docs/operations.md's table (held against it by a test).
  */
 export const logOnlyErrorCodes = {
   client_closed: 'the client closed the request before the answer ended',

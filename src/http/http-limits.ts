@@ -1,5 +1,5 @@
 /**
- * Bounds on what one client connection may hold, documented in the README ("Timeouts and
+ * Bounds on what one client connection may hold, documented in docs/operations.md ("Timeouts and
  * bounds"). Each can be changed with the environment variable named beside it.
  */
 export interface HttpLimits {

@@ -58,7 +58,7 @@ export interface StoreOptions {
 
 /**
  * Bounds on every PostgreSQL wait, so that a database that is down, refusing or silent turns
- * into a quick 503 rather than a hung request. `SWITCHYARD_PG_*_MS` override them (README).
+ * into a quick 503 rather than a hung request. `SWITCHYARD_PG_*_MS` override them (docs/configuration.md).
  */
 export interface PostgresTimeouts {
   /** Opening a connection, and waiting for a free one in the pool. */

@@ -161,9 +161,9 @@ describe('error messages say what to do', () => {
 });
 
 describe('the error catalog and the client type tables', () => {
-  it('lists in the README table exactly the catalog codes, statuses and conditions', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const rows = [...readme.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \| (.+) \|$/gm)].map((match) => ({ status: Number(match[1]), code: match[2], when: match[3] }));
+  it('lists in the API reference\'s error table exactly the catalog codes, statuses and conditions', () => {
+    const page = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const rows = [...page.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \| (.+) \|$/gm)].map((match) => ({ status: Number(match[1]), code: match[2], when: match[3] }));
     expect(rows.map((row) => row.code).sort()).toEqual(Object.keys(errorCatalog).sort());
     for (const row of rows) {
       expect(errorCodes[row.code as keyof typeof errorCodes]).toBe(row.status);
@@ -171,9 +171,9 @@ describe('the error catalog and the client type tables', () => {
     }
   });
 
-  it('lists in the README the request-log codes beyond the client catalog, exactly', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('|---|---|', readme.indexOf('| `error_code` | when |')));
+  it('lists in docs/operations.md the request-log codes beyond the client catalog, exactly', () => {
+    const page = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const table = page.slice(page.indexOf('|---|---|', page.indexOf('| `error_code` | when |')));
     const rows = [...table.slice(0, table.indexOf('\n\n')).matchAll(/^\| `([a-z_]+)` \| (.+) \|$/gm)].map((match) => ({ code: match[1], when: match[2] }));
     expect(rows.map((row) => row.code).sort()).toEqual(Object.keys(logOnlyErrorCodes).sort());
     for (const row of rows) expect(logOnlyErrorCodes[row.code as keyof typeof logOnlyErrorCodes]).toBe(row.when);

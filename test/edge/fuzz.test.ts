@@ -151,7 +151,7 @@ describe.each(databases)('fuzzing every route on $name', (database) => {
 });
 
 /**
- * Which answers are in Google's shape (README, "Gemini style"; issue 45 item 8, issue 46 item 7):
+ * Which answers are in Google's shape (docs/api.md, "Gemini style"; issue 45 item 8, issue 46 item 7):
  * the Gemini style's own paths, and only those, however early they are refused — anything under
  * `/v1beta/models`, and a `POST /v1/models/{model}:{method}` call. Every other path under
  * `/v1/models/` is the catalog's, in the envelope, though the call route's pattern matches it too.

@@ -1,52 +1,15 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
+import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/create-store.js';
-import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
-import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';
+import { createAccountByCli, useShutdownFixture, waitForExit } from '../helpers/shutdown-fixture.js';
+import { spawnServer } from '../helpers/spawn-server.js';
 
 const drainMs = 1_500;
 // The default: undici keeps an idle connection for the server's keep-alive timeout less a second,
 // so the idle connection below is still open when the listener closes.
 const keepAliveMs = 5_000;
-let simulator: Simulator;
-let directory: string;
-
-beforeAll(async () => {
-  // 20 tokens a second: a 40-token stream lasts two seconds, across the whole drain.
-  simulator = await startSimulator({ tokensPerSecond: 20 });
-  directory = mkdtempSync(join(tmpdir(), 'switchyard-shutdown-'));
-  writeFileSync(join(directory, 'switchyard.yaml'), simulatedCatalogYaml(simulator.url));
-});
-afterAll(async () => {
-  killSpawnedServers();
-  await simulator.close();
-});
-
-function environment(name: string) {
-  return {
-    DATABASE_URL: `sqlite:${join(directory, `${name}.db`)}`,
-    SWITCHYARD_CONFIG: join(directory, 'switchyard.yaml'),
-    LOG_LEVEL: 'silent',
-    SWITCHYARD_SHUTDOWN_DRAIN_MS: String(drainMs),
-    SWITCHYARD_KEEP_ALIVE_TIMEOUT_MS: String(keepAliveMs),
-  };
-}
-
-function createAccount(env: Record<string, string>): { key: string } {
-  const created = spawnSync(process.execPath, [switchyardBin, 'admin', 'create-account', '--credits', '10'], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  return JSON.parse(created.stdout) as { key: string };
-}
-
-function waitForExit(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
-}
+const { environment } = useShutdownFixture({ drainMs, keepAliveMs });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,7 +20,7 @@ function chatBody(content: string, stream = false) {
 describe('graceful shutdown, as a load balancer that follows /ready sees it', () => {
   it('drains with /ready 503 while serving, closes kept-alive connections with Connection: close, and lets streams finish', async () => {
     const env = environment('drain');
-    const { key } = createAccount(env);
+    const { key } = createAccountByCli(env);
     const { child, url } = await spawnServer(env);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     // Three kept-alive connections: one busy during the drain, one idle across the listener's
@@ -136,7 +99,7 @@ describe('graceful shutdown, as a load balancer that follows /ready sees it', ()
 
   it('serves a request pipelined behind a stream that ends after the listener closed, instead of a bare 503', async () => {
     const env = environment('pipelined');
-    const { key } = createAccount(env);
+    const { key } = createAccountByCli(env);
     const { child, url } = await spawnServer(env);
     const port = Number(new URL(url).port);
     const request = (method: string, path: string, body?: string) =>

@@ -109,8 +109,8 @@ describe('the Gemini field table', () => {
     }
   });
 
-  it('is rendered in the README between its markers', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(markedSection(readme, 'gemini')).toBe(renderFieldTable(geminiFieldTable));
+  it('is rendered in docs/api-fields.md between its markers', () => {
+    const page = readFileSync(new URL('../../docs/api-fields.md', import.meta.url), 'utf8');
+    expect(markedSection(page, 'gemini')).toBe(renderFieldTable(geminiFieldTable));
   });
 });

@@ -151,8 +151,8 @@ describe('the Messages field table', () => {
     }
   });
 
-  it('is rendered in the README between its markers', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(markedSection(readme, 'messages')).toBe(renderFieldTable(messagesFieldTable));
+  it('is rendered in docs/api-fields.md between its markers', () => {
+    const page = readFileSync(new URL('../../docs/api-fields.md', import.meta.url), 'utf8');
+    expect(markedSection(page, 'messages')).toBe(renderFieldTable(messagesFieldTable));
   });
 });

@@ -13,7 +13,7 @@ const functionTool = 'the function’s definition, translated as the `tools` row
 
 const styles: Array<{
   name: string;
-  readme: string;
+  section: string;
   table: FieldTable;
   sdkFile: string;
   sdkInterface: string;
@@ -30,7 +30,7 @@ const styles: Array<{
 }> = [
   {
     name: 'Chat Completions',
-    readme: 'chat-completions',
+    section: 'chat-completions',
     table: chatCompletionsFieldTable,
     sdkFile: 'openai/resources/chat/completions/completions.d.ts',
     sdkInterface: 'ChatCompletionCreateParamsBase',
@@ -62,7 +62,7 @@ const styles: Array<{
   },
   {
     name: 'Responses',
-    readme: 'responses',
+    section: 'responses',
     table: responsesFieldTable,
     sdkFile: 'openai/resources/responses/responses.d.ts',
     sdkInterface: 'ResponseCreateParamsBase',
@@ -166,8 +166,8 @@ describe.each(styles)('the $name field table', (style) => {
     }
   });
 
-  it('is rendered in the README between its markers', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(markedSection(readme, style.readme)).toBe(renderFieldTable(style.table));
+  it('is rendered in docs/api-fields.md between its markers', () => {
+    const page = readFileSync(new URL('../../docs/api-fields.md', import.meta.url), 'utf8');
+    expect(markedSection(page, style.section)).toBe(renderFieldTable(style.table));
   });
 });

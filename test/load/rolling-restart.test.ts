@@ -36,7 +36,7 @@ const TOKENS_PER_SECOND = 40;
 const LONG_STREAM_TOKENS = 200;
 /**
  * How long /ready answers 503 after SIGTERM while requests are still served: longer than the
- * balancer needs to notice at worst, as the README asks of operators — 2 failed checks, each up
+ * balancer needs to notice at worst, as docs/operations.md asks of operators — 2 failed checks, each up
  * to its 2 s timeout plus the 250 ms interval (4.5 s). A drain shorter than that worst case let a
  * slow check keep sending to an instance whose listener had closed (one ECONNRESET in ~12,000
  * requests on a loaded machine).

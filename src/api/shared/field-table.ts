@@ -2,7 +2,7 @@
  * The declarative field tables of the inbound text styles (contract: every field an official SDK
  * sends has a stated handling per provider protocol). Each style keeps one `FieldTable` beside its
  * decoder; the decoder refuses any top-level field without a row, tests hold each table against
- * the SDK's request types, and the README's field reference is rendered from the tables.
+ * the SDK's request types, and the field reference (docs/api-fields.md) is rendered from the tables.
  */
 import { textProviderApis, type TextProviderApi } from '../../providers/protocol-descriptor.js';
 
@@ -23,7 +23,7 @@ export type DispositionKind = 'native' | 'translated' | 'emulated' | 'hint' | 'r
 
 export interface Disposition {
   kind: DispositionKind;
-  /** What happens, in a few words (rendered in the README; the reason for `refused`). */
+  /** What happens, in a few words (rendered in docs/api-fields.md; the reason for `refused`). */
   note?: string;
 }
 

@@ -3,7 +3,7 @@ import type { ProviderConnectionLimits } from '../../config/types.js';
 import { createAbortedError, UpstreamError } from '../../errors/upstream-error.js';
 import type { CancelSignal } from '../../core/cancel-signal.js';
 
-/** What a provider gets when its config says nothing (README "Timeouts and bounds"). */
+/** What a provider gets when its config says nothing (docs/operations.md, "Timeouts and bounds"). */
 export const defaultConnectionLimits: ProviderConnectionLimits = { max: 256, queue: 256, queueTimeoutMs: 5_000 };
 
 interface Waiter {
