@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { countRateLimitRefusal } from './count-rate-limit-refusal.js';
 
 /**
  * `GET /metrics` (Prometheus text format) behind the admin token, and the two hooks that count
@@ -15,7 +15,7 @@ export function registerMetrics(app: FastifyInstance, context: AppContext): void
     done();
   });
   app.addHook('onError', async (_request, _reply, error) => {
-    if (error instanceof GatewayError && error.code === 'rate_limited') metrics.observeRateLimited(String(error.metadata.limit_type ?? 'requests_per_minute'));
+    countRateLimitRefusal(metrics, error);
   });
   app.get('/metrics', { config: { auth: 'admin' }, schema: { summary: 'Prometheus metrics of this instance (admin token)' } }, async (_request, reply) => {
     const { contentType, body } = await metrics.expose();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { SocketClient, terminal } from '../helpers/socket-client.js';
 
 let gateway: SimulatedGateway;
 
@@ -95,6 +96,42 @@ describe('GET /metrics', () => {
     expect(sum(samples, 'switchyard_fund_leases')).toBeGreaterThan(0);
     expect(sum(samples, 'switchyard_request_log_queue_depth')).toBe(0);
     expect(sum(samples, 'switchyard_circuit_state', { provider: 'sim-openai', provider_model: 'gpt-sim' })).toBe(0);
+  });
+
+  it('counts a Responses WebSocket response as it counts an SSE one', async () => {
+    const read = async () => parseExposition(await (await sendJson(gateway, gateway.test.adminToken, 'GET', '/metrics')).text());
+    const served = { model: 'sim/openai-model', provider: 'sim-openai' };
+    const upgrade = { route: '/v1/responses', method: 'GET', status: '101' };
+    const before = await read();
+    // A key allowed one request a minute: the second response.create is refused with an `error` message.
+    const created = (await (await sendJson(gateway, gateway.key, 'POST', '/v1/keys', { name: 'socket', requests_per_minute: 1 })).json()) as { key: string };
+    const socket = new SocketClient(gateway.url, created.key);
+    await socket.opened();
+    socket.send({ type: 'response.create', model: served.model, input: 'hello over a socket' });
+    const [done] = await socket.waitFor(terminal);
+    expect(done.type).toBe('response.completed');
+    socket.send({ type: 'response.create', model: served.model, input: 'once more' });
+    const [refused] = await socket.waitFor((message) => message.type === 'error');
+    expect(refused.error).toMatchObject({ code: 'rate_limited', metadata: { limit_type: 'requests_per_minute' } });
+    socket.close();
+    await socket.closed;
+    await gateway.test.context.requestLog.flush();
+    // The server counts the upgrade when its side of the connection ends, which may follow the client's close event.
+    let after = await read();
+    for (let tries = 0; sum(after, 'switchyard_http_requests_total', upgrade) === sum(before, 'switchyard_http_requests_total', upgrade) && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await read();
+    }
+    const grew = (name: string, labels: Record<string, string>) => sum(after, name, labels) - sum(before, name, labels);
+
+    expect(grew('switchyard_time_to_first_token_seconds_count', served)).toBe(1);
+    expect(grew('switchyard_generation_requests_total', { endpoint: '/responses', ...served, status: 'completed' })).toBe(1);
+    expect(grew('switchyard_generation_requests_total', { endpoint: '/responses', model: served.model, status: 'refused' })).toBe(1);
+    expect(grew('switchyard_charged_usd_total', { provider: served.provider })).toBeCloseTo(done.response.usage.cost as number, 12);
+    expect(grew('switchyard_rate_limited_total', { limit_type: 'requests_per_minute' })).toBe(1);
+    // The connection is one HTTP exchange (101), however many responses it carried.
+    expect(grew('switchyard_http_requests_total', upgrade)).toBe(1);
+    expect(grew('switchyard_http_request_duration_seconds_count', { route: '/v1/responses', method: 'GET' })).toBe(1);
   });
 
   it('shows an endpoint whose breaker opened after consecutive failures', async () => {

@@ -8,6 +8,7 @@ import { renderError } from '../../../errors/render-error.js';
 import { toGatewayError } from '../../../errors/to-gateway-error.js';
 import { defaultHttpLimits } from '../../../http/http-limits.js';
 import { logFailure } from '../../../http/log-failure.js';
+import { countRateLimitRefusal } from '../../../metrics/count-rate-limit-refusal.js';
 import { findPriorTurn } from '../stored-response-routes.js';
 import { ConnectionTurns } from './connection-turns.js';
 import { runSocketResponse } from './run-socket-response.js';
@@ -56,6 +57,9 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
       });
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
+      // The upgrade is one HTTP exchange that no `onResponse` hook sees (the reply is hijacked):
+      // it is counted when the connection ends, as a stream is when its last byte is written.
+      const connectedAt = performance.now();
       // Backpressure, as for SSE: past the high-water mark, the next event waits until this one is
       // written, so a client that reads slowly holds the upstream back instead of the memory.
       const send = (message: unknown): Promise<void> | undefined => {
@@ -70,6 +74,7 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
         const gatewayError = toGatewayError(error);
         // The levels of the HTTP twin: a refusal is no fault of ours, whichever way it arrives.
         logFailure(request.log, error, gatewayError, 'websocket response', { requestId });
+        countRateLimitRefusal(context.metrics, gatewayError);
         const { error: body } = renderError(gatewayError, requestId, 'openai') as { error: Record<string, unknown> };
         send({ type: 'error', status: gatewayError.status, error: body });
       };
@@ -209,6 +214,7 @@ export function registerResponsesSocket(app: FastifyInstance, context: AppContex
       });
 
       socket.on('close', () => {
+        context.metrics.observeHttp(request.routeOptions.url ?? 'unmatched', request.method, 101, (performance.now() - connectedAt) / 1000);
         controller.abort();
         untrack();
         if (idle) clearTimeout(idle);
