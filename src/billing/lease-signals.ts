@@ -147,7 +147,7 @@ export class LeaseSignals {
   private async connect(): Promise<void> {
     if (this.closed) return;
     // Named, so that an operator can tell it in pg_stat_activity (it stays idle in LISTEN).
-    const client = new pg.Client({ ...this.pool.options, application_name: 'switchyard-lease-signals' });
+    const client = new pg.Client({ ...this.pool.options, application_name: `switchyard-lease-signals ${this.options.instanceId}` });
     this.current = client;
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
