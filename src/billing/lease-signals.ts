@@ -108,7 +108,7 @@ export class LeaseSignals {
 
   /**
    * A request of `accountId` did not fit: asks every other instance holding a lease of the
-   * account for its spare, and resolves once each has answered that it gave it back, or after
+   * account (a row that holds anything) for its spare, and resolves once each has answered that it gave it back, or after
    * `reclaimWaitMs` (an instance that died answers nothing; the sweep returns its leases).
    */
   async reclaim(accountId: string): Promise<void> {
@@ -122,7 +122,7 @@ export class LeaseSignals {
       const result = await client.query<{ holders: string[] }>({
         text: `with holders as (
                  select distinct instance_id from reservations
-                 where account_id = $1 and id = request_id and instance_id is not null and instance_id <> $2)
+                 where account_id = $1 and id = request_id and amount > 0 and instance_id is not null and instance_id <> $2)
                select array(select instance_id from holders) as holders,
                       (select pg_notify($3, $4) where exists (select 1 from holders)) as sent`,
         values: [accountId, this.options.instanceId, leaseChannel, `reclaim ${this.options.instanceId} ${token} ${accountId}`],

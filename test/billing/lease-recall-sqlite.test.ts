@@ -60,7 +60,7 @@ describe('lease recall on SQLite (issue 45)', () => {
     } finally {
       await setup.close();
     }
-  }, 180_000);
+  }, 400_000);
 
   it('a request the balance covers is served although another key’s lease held part of it', async () => {
     const setup = await start('4.5');
@@ -79,5 +79,5 @@ describe('lease recall on SQLite (issue 45)', () => {
     } finally {
       await setup.close();
     }
-  }, 180_000);
+  }, 400_000);
 });
