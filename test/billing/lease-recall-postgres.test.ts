@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/create-store.js';
-import { chat, createKey, keyUsage, patchLimit, prepareLeaseRecall, readBooksAndExact, readCredits, smallRequests } from '../helpers/lease-recall-load.js';
+import { burst } from '../helpers/fixed-cost-load.js';
+import { chat, createKey, keyUsage, patchLimit, prepareLeaseRecall, readBooksAndExact, readCredits } from '../helpers/lease-recall-load.js';
 import { killSpawnedServers, spawnServer } from '../helpers/spawn-server.js';
 import { uniqueSchemaName } from '../helpers/test-databases.js';
 
@@ -34,7 +35,12 @@ async function setUp(credits: string) {
     await admin.query(`drop schema if exists "${schema}" cascade`);
     await admin.end();
   };
-  return { store, instances, managementKey: account.key, accountId: account.data.id, close };
+  /** SIGTERM to every instance (each gives its leases back), then the books. */
+  const stopAndReadBooks = async () => {
+    await Promise.all(instances.map((instance) => stop(instance.child)));
+    return readBooksAndExact(store, account.data.id);
+  };
+  return { store, instances, managementKey: account.key, stopAndReadBooks, close };
 }
 
 function stop(child: Awaited<ReturnType<typeof spawnServer>>['child']): Promise<unknown> {
@@ -62,7 +68,7 @@ describe.skipIf(!postgresUrl)('lease recall: three instances on PostgreSQL (issu
       // A's lease first, so that its row can be told apart from the others'.
       expect((await chat(a.url, worker.key, 10)).status).toBe(200);
       const aId = [...(await leasedByInstance(setup.store, worker.id)).keys()][0];
-      expect((await smallRequests(urls, worker.key, 30)).every((status) => status === 200)).toBe(true);
+      expect((await burst(urls, worker.key, 30, 4)).every((status) => status === 200)).toBe(true);
       // Each instance holds a lease of the key, well above what one request needs.
       const before = await leasedByInstance(setup.store, worker.id);
       expect(before.size).toBe(3);
@@ -95,8 +101,7 @@ describe.skipIf(!postgresUrl)('lease recall: three instances on PostgreSQL (issu
       expect(after[0].body.error.metadata.limit_type).toBe('key_limit');
       expect(await keyUsage(a.url, setup.managementKey, worker.id)).toBeCloseTo(usage, 9);
 
-      await Promise.all(setup.instances.map((instance) => stop(instance.child)));
-      const { books, exact } = await readBooksAndExact(setup.store, setup.accountId);
+      const { books, exact } = await setup.stopAndReadBooks();
       expect(books).toMatchObject(exact);
     } finally {
       await setup.close();
@@ -108,7 +113,7 @@ describe.skipIf(!postgresUrl)('lease recall: three instances on PostgreSQL (issu
     try {
       const [a, b, c] = setup.instances;
       const worker = await createKey(a.url, setup.managementKey, null);
-      expect((await smallRequests([a.url, b.url, c.url], worker.key, 30)).every((status) => status === 200)).toBe(true);
+      expect((await burst([a.url, b.url, c.url], worker.key, 30, 4)).every((status) => status === 200)).toBe(true);
       const leased = await leasedByInstance(setup.store, worker.id);
       expect(leased.size).toBe(3);
       for (const held of leased.values()) expect(held).toBeGreaterThan(100_000_000n);
@@ -118,10 +123,9 @@ describe.skipIf(!postgresUrl)('lease recall: three instances on PostgreSQL (issu
       const big = await chat(a.url, setup.managementKey, 40_000);
       expect(big.status).toBe(200);
       // The worker goes on (exactly, or out of new leases once the spare hold is over).
-      expect((await smallRequests([b.url, c.url], worker.key, 6)).every((status) => status === 200)).toBe(true);
+      expect((await burst([b.url, c.url], worker.key, 6, 4)).every((status) => status === 200)).toBe(true);
 
-      await Promise.all(setup.instances.map((instance) => stop(instance.child)));
-      const { books, exact } = await readBooksAndExact(setup.store, setup.accountId);
+      const { books, exact } = await setup.stopAndReadBooks();
       expect(books).toMatchObject(exact);
     } finally {
       await setup.close();

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/create-store.js';
-import { chat, createKey, keyUsage, patchLimit, prepareLeaseRecall, readBooksAndExact, readCredits, smallRequests } from '../helpers/lease-recall-load.js';
+import { burst } from '../helpers/fixed-cost-load.js';
+import { chat, createKey, keyUsage, patchLimit, prepareLeaseRecall, readBooksAndExact, readCredits } from '../helpers/lease-recall-load.js';
 import { killSpawnedServers, spawnServer } from '../helpers/spawn-server.js';
 
 /**
@@ -27,7 +28,12 @@ async function start(credits: string) {
     await store.close();
     await prepared.simulator.close();
   };
-  return { store, url: server.url, managementKey: account.key, accountId: account.data.id, stop, close };
+  /** SIGTERM (the lease goes back), then the books. */
+  const stopAndReadBooks = async () => {
+    await stop();
+    return readBooksAndExact(store, account.data.id);
+  };
+  return { store, url: server.url, managementKey: account.key, stopAndReadBooks, close };
 }
 
 async function leased(store: Store, keyId: string): Promise<bigint> {
@@ -40,7 +46,7 @@ describe('lease recall on SQLite (issue 45)', () => {
     const setup = await start('5');
     try {
       const worker = await createKey(setup.url, setup.managementKey, 1);
-      expect((await smallRequests([setup.url], worker.key, 3)).every((status) => status === 200)).toBe(true);
+      expect((await burst([setup.url], worker.key, 3, 4)).every((status) => status === 200)).toBe(true);
       expect(await leased(setup.store, worker.id)).toBeGreaterThan(10_000_000n);
       const usage = await keyUsage(setup.url, setup.managementKey, worker.id);
       const patched = await patchLimit(setup.url, setup.managementKey, worker.id, usage + 0.0005);
@@ -54,8 +60,7 @@ describe('lease recall on SQLite (issue 45)', () => {
       expect(small.status).toBe(200);
       expect(small.body.usage.cost).toBeCloseTo(0.0005, 9);
       expect(await keyUsage(setup.url, setup.managementKey, worker.id)).toBeCloseTo(usage + 0.0005, 9);
-      await setup.stop();
-      const { books, exact } = await readBooksAndExact(setup.store, setup.accountId);
+      const { books, exact } = await setup.stopAndReadBooks();
       expect(books).toMatchObject(exact);
     } finally {
       await setup.close();
@@ -66,15 +71,14 @@ describe('lease recall on SQLite (issue 45)', () => {
     const setup = await start('4.5');
     try {
       const worker = await createKey(setup.url, setup.managementKey, null);
-      expect((await smallRequests([setup.url], worker.key, 10)).every((status) => status === 200)).toBe(true);
+      expect((await burst([setup.url], worker.key, 10, 4)).every((status) => status === 200)).toBe(true);
       expect(await leased(setup.store, worker.id)).toBeGreaterThan(400_000_000n);
       expect((await readCredits(setup.url, setup.managementKey)).body.data.balance).toBeCloseTo(4.49, 9);
       // 4 USD at most, on a balance of 4.49 of which the worker's lease held about 0.56.
       const big = await chat(setup.url, setup.managementKey, 40_000);
       expect(big.status).toBe(200);
-      expect((await smallRequests([setup.url], worker.key, 4)).every((status) => status === 200)).toBe(true);
-      await setup.stop();
-      const { books, exact } = await readBooksAndExact(setup.store, setup.accountId);
+      expect((await burst([setup.url], worker.key, 4, 4)).every((status) => status === 200)).toBe(true);
+      const { books, exact } = await setup.stopAndReadBooks();
       expect(books).toMatchObject(exact);
     } finally {
       await setup.close();

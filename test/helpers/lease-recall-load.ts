@@ -42,21 +42,6 @@ export function chat(url: string, key: string, maxTokens: number): Promise<{ sta
   return call(url, key, 'POST', '/v1/chat/completions', { model: 'sim/fixed', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hello' }] });
 }
 
-/** `count` requests of 0.001 USD each, round-robin over the instances, `concurrency` at a time. */
-export async function smallRequests(urls: readonly string[], key: string, count: number, concurrency = 4): Promise<number[]> {
-  const statuses: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = next++;
-        statuses[index] = (await chat(urls[index % urls.length], key, 10)).status;
-      }
-    }),
-  );
-  return statuses;
-}
-
 export async function createKey(url: string, managementKey: string, limit: number | null): Promise<{ id: string; key: string }> {
   const created = await call(url, managementKey, 'POST', '/v1/keys', { name: 'worker', limit });
   if (created.status !== 201) throw new Error(`key not created: ${created.status} ${JSON.stringify(created.body)}`);
