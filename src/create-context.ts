@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import { KeyCache } from './auth/key-cache.js';
 import { Ledger, type LedgerOptions } from './billing/ledger.js';
+import { LeaseSignals } from './billing/lease-signals.js';
 import { readLeaseConfig } from './config/read-lease-config.js';
 import { RequestLog } from './billing/request-log.js';
 import { buildCatalog } from './catalog/catalog.js';
@@ -53,6 +54,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const instanceId = createId('ins');
   const tracing = options.tracing === undefined ? createTracingFromEnv(process.env) : options.tracing;
   const requestLog = new RequestLog({ store, logger, now: () => clock.now(), createId });
+  const leases = options.leases === false ? undefined : (options.leases ?? readLeaseConfig());
+  // Several instances share only PostgreSQL: there, key changes and requests that did not fit
+  // reach the other instances' leases through its notifications (docs/leases.md).
+  const signals = leases && store.pool ? new LeaseSignals(store.pool, { instanceId, logger, boundMs: leases.recallBoundMs ?? 5_000, reclaimWaitMs: leases.reclaimWaitMs ?? 1_000 }) : undefined;
   const context: AppContext = {
     config,
     catalog: buildCatalog(config),
@@ -70,7 +75,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
         instanceTimeoutMs: options.instanceTimeoutMs ?? 15_000,
         books: requestLog,
         settleWaitMs: options.settleWaitMs,
-        leases: options.leases === false ? undefined : (options.leases ?? readLeaseConfig()),
+        leases,
+        signals,
         onFenced: () => logger.warn({ instanceId }, 'this instance was declared dead by another (paused or cut off past the instance timeout); registered again'),
       },
     ),
@@ -89,6 +95,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);
   await context.ledger.startInstance();
+  await signals?.start({
+    keyChanged: (keyId) => {
+      context.keyCache.deleteKey(keyId);
+      return context.ledger.recallKey(keyId);
+    },
+    giveBackSpare: (accountId) => context.ledger.giveBackSpare(accountId),
+    recallAll: () => context.ledger.recallLeases(),
+  });
   // Start with Redis connected when it is up; when it is down, limit checks answer 503 until it is back.
   await context.counters.settle(2000);
   return context;

@@ -4,8 +4,9 @@ import type { Principal } from './principal.js';
 /**
  * Key hash → principal, so that authentication on the hot path is a hash and a map lookup.
  * Entries expire after `ttlMs` so that a change made by another instance is seen within that
- * bound; this instance's own revocations and limit changes evict at once. Bounded to `maxEntries`,
- * least recently used first out.
+ * bound; this instance's own revocations and limit changes evict at once, and on PostgreSQL so
+ * do other instances' (and the admin CLI's), as soon as their notification arrives
+ * (`billing/lease-signals.ts`). Bounded to `maxEntries`, least recently used first out.
  */
 export class KeyCache {
   private readonly entries: ExpiringLru<string, Principal>;

@@ -31,8 +31,13 @@ interface Lease {
   lowWater: bigint;
   growing?: Promise<void>;
   usedAt: number;
-  /** Until then, no grant is asked for (the last one was refused). */
+  /** Until then, no grant is asked for (the last one was refused, or its spare was reclaimed). */
   exactUntil: number;
+  /**
+   * Set when the key's limit changed or the key was revoked: the lease serves no request again
+   * (it left the map at once); its spare goes back, and its row once nothing is in flight.
+   */
+  retired?: boolean;
 }
 
 /**
@@ -91,12 +96,69 @@ export class FundLeases {
     if (!lease) return;
     lease.inFlight -= amount;
     lease.remaining += amount;
+    if (lease.retired) void this.endRetired(lease);
   }
 
   /** A settlement out of the lease committed: the row no longer holds its amount. */
   settled(leaseId: string, amount: bigint): void {
     const lease = this.byId.get(leaseId);
-    if (lease) lease.inFlight -= amount;
+    if (!lease) return;
+    lease.inFlight -= amount;
+    if (lease.retired) void this.endRetired(lease);
+  }
+
+  /**
+   * The key's limit changed or the key was revoked (issue 45): its leases were sized under the
+   * old limit, so none of them serves another request. Each leaves the map at once (a request
+   * that was waiting for its top-up then goes the exact way, checked against the new limit),
+   * its spare goes back to the account and key, and its row once its requests in flight have
+   * settled. The next request of the key opens a new lease, sized under the new limit, or is
+   * refused. Resolves once the spare is given back.
+   */
+  recallKey(keyId: string): Promise<void> {
+    return this.retireWhere((lease) => lease.keyId === keyId);
+  }
+
+  /** Every lease recalled as `recallKey` does: a notification of a change may have been missed. */
+  recallAll(): Promise<void> {
+    return this.retireWhere(() => true);
+  }
+
+  private async retireWhere(recalled: (lease: Lease) => boolean): Promise<void> {
+    const retired = [...this.byId.values()].filter((lease) => !lease.retired && recalled(lease));
+    for (const lease of retired) {
+      this.drop(lease);
+      lease.retired = true;
+    }
+    await Promise.all(retired.map((lease) => this.endRetired(lease)));
+  }
+
+  /**
+   * A request of the account did not fit (issue 45): every lease of the account on this
+   * instance, whatever its key, gives back what no request holds, and grants no more for
+   * `exactForMs`, so that the exact reservation that follows can reach every unit the
+   * account's requests in flight do not hold. Resolves once given back.
+   */
+  async giveBackSpare(accountId: string): Promise<void> {
+    const until = this.context.clock.now().getTime() + this.options.exactForMs;
+    const spare = [...this.byId.values()].filter((lease) => lease.accountId === accountId && !lease.retired);
+    for (const lease of spare) lease.exactUntil = Math.max(lease.exactUntil, until);
+    await Promise.all(
+      spare.map(async (lease) => {
+        await lease.growing;
+        await this.returnRemaining(lease);
+      }),
+    );
+  }
+
+  /** A retired lease: its spare back now (a grant in flight ended first), its row once nothing is in flight. */
+  private async endRetired(lease: Lease): Promise<void> {
+    await lease.growing;
+    await this.returnRemaining(lease);
+    if (lease.inFlight > 0n || this.byId.get(lease.id) !== lease) return;
+    this.byId.delete(lease.id);
+    lease.remaining = 0n;
+    if (this.opened.delete(lease.id)) await releaseOnce(this.context.store, lease.id).catch(() => this.unsure.add(lease.id));
   }
 
   private open(name: string, accountId: string, keyId: string | null): Lease {

@@ -7,8 +7,9 @@ import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances, type HeartbeatTime } from '../store/repositories/instances.js';
 import { listExpiredReservations, listOrphanedReservations, readSpendable } from '../store/repositories/ledger.js';
 import type { RequestRecord } from './request-record.js';
-import { releaseOnce, reserveOnce } from './reserve-funds.js';
+import { releaseOnce, reserveOnce, type ReserveOutcome } from './reserve-funds.js';
 import { FundLeases, type LeaseOptions } from './lease-funds.js';
+import type { LeaseSignals } from './lease-signals.js';
 import { RequestLog } from './request-log.js';
 import type { BookOutcome } from './plan-books.js';
 
@@ -25,6 +26,16 @@ export interface Reservation {
 
 /** Releases a sweep makes between two yields to the event loop. */
 export const sweepReleaseBatch = 50;
+
+/** What `Ledger.reserve` is asked for. */
+export interface ReserveRequest {
+  accountId: string;
+  keyId: string | null;
+  requestId: string;
+  amount: bigint;
+  durable?: boolean;
+  lifetimeMs?: number;
+}
 
 /** How long a reservation may stay open before the sweeper assumes its request died. */
 export const reservationLifetimeMs = 2 * 60 * 60 * 1000;
@@ -50,13 +61,23 @@ export interface LedgerOptions {
   /** Told when this instance finds it was declared dead (its heartbeat row swept by another). */
   onFenced?: () => void;
   /** Reserve within per-instance leases (docs/leases.md); absent: every reservation goes to the database. */
-  leases?: Omit<LeaseOptions, 'instanceId' | 'lifetimeMs'>;
+  leases?: Omit<LeaseOptions, 'instanceId' | 'lifetimeMs'> & {
+    /** Several instances (PostgreSQL): the longest a key change may take to reach another instance's leases (`LeaseSignals`, default 5 s). */
+    recallBoundMs?: number;
+    /** Several instances: how long a request that did not fit waits for the others' spare (default 1 s). */
+    reclaimWaitMs?: number;
+  };
   /**
    * While a settlement has waited this long for its commit (default 1000 ms), no reservation is
    * taken out of a lease: the database may be going silent, and an answer served out of a lease
    * then could precede its durable charge. The exact path asks the database instead.
    */
   leaseStallMs?: number;
+  /**
+   * PostgreSQL with leases: what the instances tell each other (key changes, spare asked for,
+   * probes). Leases serve only while it confirms that what it heard is fresh (docs/leases.md).
+   */
+  signals?: LeaseSignals;
 }
 
 export class Ledger {
@@ -89,7 +110,7 @@ export class Ledger {
    * Reserves `amount` or throws 402. A `durable` reservation (asynchronous tasks) belongs to no
    * instance and lives until `lifetimeMs` passes or its task ends it; others die with their instance.
    */
-  async reserve(input: { accountId: string; keyId: string | null; requestId: string; amount: bigint; durable?: boolean; lifetimeMs?: number }): Promise<Reservation> {
+  async reserve(input: ReserveRequest): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n, requestId: input.requestId };
     // While the database is known to be down, or settlements have stopped committing (it may be
@@ -100,7 +121,8 @@ export class Ledger {
       !input.durable &&
       !this.context.store.isDown() &&
       this.books.oldestSettlementWaitMs() < (this.options.leaseStallMs ?? 1_000) &&
-      this.context.clock.now().getTime() - this.beatConfirmedAt < (this.options.instanceTimeoutMs * 2) / 3
+      this.context.clock.now().getTime() - this.beatConfirmedAt < (this.options.instanceTimeoutMs * 2) / 3 &&
+      (this.options.signals?.confirmed() ?? true)
     ) {
       const leaseId = await this.leases.reserve(input.accountId, input.keyId, input.amount);
       if (leaseId) {
@@ -108,8 +130,25 @@ export class Ledger {
         return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId, leaseId };
       }
     }
+    const reservation = { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId };
+    let outcome = await this.reserveExactly(id, input);
+    if (outcome !== 'reserved' && this.leases) {
+      // Leases of the account (any key, any instance) may hold what the request needs while no
+      // request uses it: their spare goes back first, then the database is asked again.
+      await this.reclaimSpare(input.accountId);
+      outcome = await this.reserveExactly(id, input);
+    }
+    if (outcome === 'insufficient_balance' || outcome === 'key_limit') {
+      throw insufficientFunds(outcome, input.amount, await this.spendable(input.accountId, input.keyId));
+    }
+    if (!input.durable) this.open.add(id);
+    return reservation;
+  }
+
+  /** The exact path: one reservation row of the request's own, or the reason it was refused. */
+  private reserveExactly(id: string, input: ReserveRequest): Promise<ReserveOutcome> {
     const now = this.context.clock.now();
-    const outcome = await reserveOnce(this.context.store, {
+    return reserveOnce(this.context.store, {
       id,
       accountId: input.accountId,
       keyId: input.keyId,
@@ -123,11 +162,46 @@ export class Ledger {
       if (isDatabaseUnavailable(error)) this.releaseLater(id);
       throw error;
     });
-    if (outcome === 'insufficient_balance' || outcome === 'key_limit') {
-      throw insufficientFunds(outcome, input.amount, await this.spendable(input.accountId, input.keyId));
+  }
+
+  /** Reclaims in flight, by account: the requests that did not fit meanwhile wait for the same one. */
+  private readonly reclaiming = new Map<string, Promise<void>>();
+
+  /**
+   * Every idle and surplus slice of the account comes back (issue 45): this instance's leases of
+   * it, whatever their key, give back what no request holds, and so do the other instances'
+   * (asked through `signals`, answered within `reclaimWaitMs`).
+   */
+  private reclaimSpare(accountId: string): Promise<void> {
+    let running = this.reclaiming.get(accountId);
+    if (!running) {
+      running = Promise.all([this.leases!.giveBackSpare(accountId), this.options.signals?.reclaim(accountId)])
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => this.reclaiming.delete(accountId));
+      this.reclaiming.set(accountId, running);
     }
-    if (!input.durable) this.open.add(id);
-    return { id, accountId: input.accountId, keyId: input.keyId, amount: input.amount, requestId: input.requestId };
+    return running;
+  }
+
+  /**
+   * The key's limits changed or the key was revoked: its leases on this instance, sized under
+   * the old limit, serve no more requests, and their spare is given back before this resolves.
+   */
+  recallKey(keyId: string): Promise<void> {
+    return this.leases?.recallKey(keyId) ?? Promise.resolve();
+  }
+
+  /** Every lease recalled (notifications of key changes may have been missed). */
+  recallLeases(): Promise<void> {
+    return this.leases?.recallAll() ?? Promise.resolve();
+  }
+
+  /** Another instance's request of the account did not fit: this instance's spare of it goes back. */
+  giveBackSpare(accountId: string): Promise<void> {
+    return this.leases?.giveBackSpare(accountId) ?? Promise.resolve();
   }
 
   /**
@@ -291,6 +365,7 @@ export class Ledger {
   /** After a graceful shutdown has settled everything in flight. */
   async stopInstance(): Promise<void> {
     await this.returnLeases();
+    await this.options.signals?.close();
     await removeInstance(this.context.store.db, this.options.instanceId);
   }
 

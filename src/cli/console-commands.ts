@@ -43,7 +43,7 @@ export function registerConsoleCommands(admin: Command): void {
 
   admin
     .command('revoke-key <account-id> <key-id>')
-    .description('revoke a key; running servers stop accepting it within their key-cache lifetime (10 s)')
+    .description('revoke a key; running servers stop accepting it within milliseconds on PostgreSQL (the database notifies them), and within their key-cache lifetime (10 s) in any case')
     .action((accountId: string, keyId: string) =>
       withStore(async (store) => {
         if (!(await revokeKey(store.db, accountId, keyId, systemClock.now().toISOString()))) throw notFound(`Key '${keyId}'`);

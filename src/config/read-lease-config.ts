@@ -7,6 +7,8 @@ import type { LedgerOptions } from '../billing/ledger.js';
  * leases on an account's funds (docs/leases.md), on both databases. On PostgreSQL they take the
  * hot account's row lock off the request path; on SQLite they take the reservation transaction
  * (a commit per event-loop turn) and the reservation row written and deleted per request.
+ * `SWITCHYARD_LEASE_RECALL_MS` (default 5000, PostgreSQL): the longest a key's lowered limit or
+ * revocation may take to reach another instance's leases (docs/leases.md, "Limit changes").
  */
 export function readLeaseConfig(env: NodeJS.ProcessEnv = process.env): LedgerOptions['leases'] {
   const setting = (env.SWITCHYARD_LEASES?.trim() || 'on').toLowerCase();
@@ -15,5 +17,7 @@ export function readLeaseConfig(env: NodeJS.ProcessEnv = process.env): LedgerOpt
   const maxUsd = env.SWITCHYARD_LEASE_MAX_USD?.trim() || '1';
   const maxGrantNano = tryUsdToNano(maxUsd);
   if (maxGrantNano === undefined || maxGrantNano <= 0n) throw new Error(`SWITCHYARD_LEASE_MAX_USD must be a positive amount of USD, got "${maxUsd}"`);
-  return { maxGrantNano, shareDivisor: 8n, minRequests: 16n, exactForMs: 2_000, idleMs: 30_000 };
+  const recallBoundMs = Number(env.SWITCHYARD_LEASE_RECALL_MS?.trim() || '5000');
+  if (!Number.isInteger(recallBoundMs) || recallBoundMs < 100) throw new Error(`SWITCHYARD_LEASE_RECALL_MS must be a whole number of milliseconds, at least 100, got "${env.SWITCHYARD_LEASE_RECALL_MS}"`);
+  return { maxGrantNano, shareDivisor: 8n, minRequests: 16n, exactForMs: 2_000, idleMs: 30_000, recallBoundMs, reclaimWaitMs: 1_000 };
 }

@@ -13,7 +13,8 @@ export const FIXED_COST = 1_000_000n;
 /** The balance, in USD as the admin CLI takes it, for exactly `requests` requests. */
 export const creditsFor = (requests: number): string => ((Number(FIXED_COST) * requests) / 1e9).toFixed(9);
 
-export function fixedCostCatalogYaml(simulatorUrl: string): string {
+/** `maxCompletionTokens`: the endpoint's ceiling (1,000 unless a test reserves more per request). */
+export function fixedCostCatalogYaml(simulatorUrl: string, maxCompletionTokens = 1000): string {
   return `
 limits: {free_daily_requests: 5, requests_per_minute: 0}
 providers:
@@ -21,14 +22,14 @@ providers:
 models:
   - id: sim/fixed
     name: "Sim: fixed cost"
-    context_length: 32000
+    context_length: ${maxCompletionTokens + 31000}
     modalities: {input: [text], output: [text]}
     endpoints:
       - provider: sim-openai
         model: gpt-fixed
         pricing: {prompt: 0, completion: 100}
         supported_parameters: [max_tokens]
-        max_completion_tokens: 1000
+        max_completion_tokens: ${maxCompletionTokens}
 `;
 }
 

@@ -5,6 +5,7 @@ import { notFound } from '../../errors/gateway-error.js';
 import { findAccount, listAccounts } from '../../store/repositories/accounts.js';
 import { listActiveKeys, revokeKey } from '../../store/repositories/api-keys.js';
 import { encodeKeys } from '../keys/encode-key.js';
+import { forgetKeyAuthority } from '../keys/forget-key-authority.js';
 import { encodeAccount } from '../shared/encode-account.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 import { buildUsageReport } from '../usage/build-usage-report.js';
@@ -59,7 +60,7 @@ export function registerAdminConsoleRoutes(app: FastifyInstance, context: AppCon
     app.delete<{ Params: { id: string; key_id: string } }>(`${prefix}/accounts/:id/keys/:key_id`, { schema: { params: KeyParams }, config }, async (request) => {
       const hash = await revokeKey(db, request.params.id, request.params.key_id, context.clock.now().toISOString());
       if (!hash) throw notFound(`Key '${request.params.key_id}'`);
-      context.keyCache.deleteHash(hash);
+      await forgetKeyAuthority(context, request.params.key_id);
       return { data: { id: request.params.key_id, revoked: true } };
     });
 

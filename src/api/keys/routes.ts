@@ -6,6 +6,7 @@ import { notFound } from '../../errors/gateway-error.js';
 import { findActiveKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../store/repositories/api-keys.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 import { decodeLimits } from './decode-limits.js';
+import { forgetKeyAuthority } from './forget-key-authority.js';
 import { encodeKey, encodeKeys } from './encode-key.js';
 import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitFieldsInput } from './key-schemas.js';
 
@@ -56,7 +57,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
       const { accountId } = request.principal!;
       const changes = decodeLimits(context.catalog, request.body);
       if (!(await updateKeyLimits(db, accountId, request.params.key_id, changes))) throw notFound(`Key '${request.params.key_id}'`);
-      context.keyCache.deleteKey(request.params.key_id);
+      await forgetKeyAuthority(context, request.params.key_id);
       const key = await findActiveKey(db, accountId, request.params.key_id);
       if (!key) throw notFound(`Key '${request.params.key_id}'`);
       return { data: (await encodeKeys(db, accountId, [key]))[0] };
@@ -66,7 +67,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
   app.delete<{ Params: { key_id: string } }>('/v1/keys/:key_id', { schema: { params: KeyParams }, config }, async (request) => {
     const hash = await revokeKey(db, request.principal!.accountId, request.params.key_id, context.clock.now().toISOString());
     if (!hash) throw notFound(`Key '${request.params.key_id}'`);
-    context.keyCache.deleteHash(hash);
+    await forgetKeyAuthority(context, request.params.key_id);
     return { data: { id: request.params.key_id, revoked: true } };
   });
 }

@@ -17,6 +17,7 @@ import * as ledgerUncollectedIndex from './2026-11-26-0100-ledger-uncollected-in
 import * as requestStatusPartialIndex from './2026-11-26-1500-request-status-partial-index.js';
 import * as accountSearchIndex from './2026-12-07-1310-account-search-index.js';
 import * as storedResponseFree from './2026-12-07-1320-stored-response-free.js';
+import * as keyChangeSignal from './2026-12-07-1330-key-change-signal.js';
 import * as requestErrorMessage from './2026-12-07-1340-request-error-message.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-1500-request-status-partial-index': requestStatusPartialIndex,
   '2026-12-07-1310-account-search-index': accountSearchIndex,
   '2026-12-07-1320-stored-response-free': storedResponseFree,
+  '2026-12-07-1330-key-change-signal': keyChangeSignal,
   '2026-12-07-1340-request-error-message': requestErrorMessage,
 };
 
