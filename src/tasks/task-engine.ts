@@ -56,7 +56,9 @@ export type CreateTaskOutcome = { created: true; task: TaskRecord } | { created:
  * in the transaction that settles the task's reservation, so a task is charged exactly once.
  *
  * Kinds plug in with `registerHandler(handler)`: the handler polls the provider; the engine owns
- * leases, schedules, backoff, maximum age, settlement and the request log. See `README.md`.
+ * leases, schedules, backoff, maximum age, settlement and the request log. See `src/tasks/README.md`
+ * (adding a kind), `docs/operations.md` ("Shutdown, reservations and faults": the task worker)
+ * and `docs/configuration.md` (`tasks.<kind>`).
  */
 export class TaskEngine {
   private readonly handlers = new Map<string, TaskHandler>();
