@@ -205,8 +205,8 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
 
 /** Portkey's Node build, or why it cannot run here. */
 export function portkeyEntry(root: string): { entry: string } | { reason: string } {
-  const entry = join(root, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
-  if (!existsSync(entry)) return { reason: '@portkey-ai/gateway is not installed (npm install)' };
+  const entry = join(root, 'test', 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+  if (!existsSync(entry)) return { reason: '@portkey-ai/gateway is not installed (npm run test:setup)' };
   return { entry };
 }
 

@@ -1,6 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+
+/**
+ * A file of an installed package: the test clients' install (test/node_modules, see
+ * scripts/install-test-clients.mjs) first, as the suites that drive those clients resolve them, then
+ * the root install.
+ */
+function installedFile(packageFile: string): string {
+  const inTestClients = fileURLToPath(new URL(`../node_modules/${packageFile}`, import.meta.url));
+  return existsSync(inTestClients) ? inTestClients : fileURLToPath(new URL(`../../node_modules/${packageFile}`, import.meta.url));
+}
 
 /**
  * The top-level property names of an interface declared in an installed package's `.d.ts`, read
@@ -8,7 +18,7 @@ import ts from 'typescript';
  * fields (contract §4), so a field added by an SDK upgrade shows up here.
  */
 export function interfaceFields(packageFile: string, interfaceName: string): string[] {
-  const path = fileURLToPath(new URL(`../../node_modules/${packageFile}`, import.meta.url));
+  const path = installedFile(packageFile);
   const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
   const fields: string[] = [];
   const visit = (node: ts.Node) => {
@@ -90,7 +100,7 @@ export function nestedLiterals(packageFile: string, interfaceName: string, path:
 
 /** The object types an SDK request interface accepts at a dotted path (see `nestedVariants`), with the checker that read them. */
 function nestedTypes(packageFile: string, interfaceName: string, path: string): { checker: ts.TypeChecker; types: ts.Type[] } {
-  const file = fileURLToPath(new URL(`../../node_modules/${packageFile}`, import.meta.url));
+  const file = installedFile(packageFile);
   const program = programOf(file);
   const checker = program.getTypeChecker();
   let root: ts.Type | undefined;
