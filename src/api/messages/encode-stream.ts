@@ -140,7 +140,7 @@ export async function* encodeMessagesStream(parts: AsyncIterable<StreamPart>, me
 }
 
 function messageStart(meta: ResponseMeta, usage: Usage | undefined): string {
-  const counts = usage ? encodeUsage({ ...usage, completionTokens: 0, reasoningTokens: undefined }, undefined) : undefined;
+  const counts = usage ? encodeUsage({ ...usage, completionTokens: 0, reasoningTokens: undefined, delegated: undefined }, undefined) : undefined;
   return event('message_start', {
     type: 'message_start',
     message: {
