@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { recording, replayCatalogYaml, startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
+import { recording, replayAdvisorYaml, replayCatalogYaml, startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**
@@ -22,19 +22,7 @@ const advisorAtExecutorPrice = 823 * 1 + 1612 * 2;
 beforeAll(async () => {
   replay = await startReplayProvider();
   // The advisor model is in the catalog, served by the same provider, at 5 / 25 USD per M.
-  const advisor = `  - id: rec/advisor
-    name: "Recorded: advisor"
-    context_length: 200000
-    modalities: {input: [text], output: [text]}
-    endpoints:
-      - provider: rec-anthropic
-        model: claude-opus-4-6
-        pricing: {prompt: 5, completion: 25}
-      - provider: rec-anthropic-native
-        model: claude-opus-4-6
-        pricing: {prompt: 5, completion: 25}
-`;
-  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + advisor, credits: 1000 });
+  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + replayAdvisorYaml('claude-opus-4-6'), credits: 1000 });
   client = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicChunksRecording, recording, replayCatalogYaml, startReplayProvider, type Recording, type ReplayProvider } from '../helpers/replay-provider.js';
+import { anthropicChunksRecording, recording, replayAdvisorYaml, replayCatalogYaml, startReplayProvider, type Recording, type ReplayProvider } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**
@@ -36,19 +36,7 @@ function chargeOf(c: Case): number {
 
 beforeAll(async () => {
   replay = await startReplayProvider();
-  const advisor = `  - id: rec/advisor
-    name: "Recorded: advisor"
-    context_length: 200000
-    modalities: {input: [text], output: [text]}
-    endpoints:
-      - provider: rec-anthropic
-        model: ${advisorModel}
-        pricing: {prompt: 5, completion: 25}
-      - provider: rec-anthropic-native
-        model: ${advisorModel}
-        pricing: {prompt: 5, completion: 25}
-`;
-  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + advisor, credits: 1000 });
+  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + replayAdvisorYaml(advisorModel), credits: 1000 });
   openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
 });
