@@ -1,6 +1,6 @@
 import type { EndpointPricing } from '../config/types.js';
 import { ceilDiv } from '../core/money.js';
-import type { Usage } from '../core/usage.js';
+import { executorUsage, type Usage } from '../core/usage.js';
 
 /**
  * The exact cost of a text generation in nano-USD. Every component is summed in
@@ -14,19 +14,10 @@ export function priceTextUsage(
   pricingOf?: (providerModel: string) => EndpointPricing | undefined,
 ): bigint {
   let perMillion = 0n;
-  let own: Usage = usage;
-  for (const part of usage.delegated ?? []) {
-    // A pass another model served (an advisor) is priced at that model's price when the catalog
-    // knows it, else at the executor's; the rest of the counts at the executor's.
-    perMillion += tokensPerMillion(pricingOf?.(part.model) ?? pricing, part);
-    own = {
-      ...own,
-      promptTokens: own.promptTokens - part.promptTokens,
-      completionTokens: own.completionTokens - part.completionTokens,
-      cachedPromptTokens: (own.cachedPromptTokens ?? 0) - (part.cachedPromptTokens ?? 0),
-      cacheWritePromptTokens: (own.cacheWritePromptTokens ?? 0) - (part.cacheWritePromptTokens ?? 0),
-    };
-  }
+  // A pass another model served (an advisor) is priced at that model's price when the catalog
+  // knows it, else at the executor's; the rest of the counts at the executor's.
+  for (const part of usage.delegated ?? []) perMillion += tokensPerMillion(pricingOf?.(part.model) ?? pricing, part);
+  const own = executorUsage(usage);
   perMillion += tokensPerMillion(pricing, own);
   return ceilDiv(perMillion, 1_000_000n) + (pricing.request ?? 0n) + BigInt(inputImages) * (pricing.image ?? 0n);
 }

@@ -34,6 +34,8 @@ export type StreamPart =
    * units, as JavaScript counts), or for the answer as a whole when `textLength` is absent.
    */
   | { type: 'citation'; citation: Citation; textLength?: number }
+  /** A hosted tool the gateway started running (contract §4a): the call without its result yet, sent as it starts. */
+  | { type: 'hosted-tool-start'; call: HostedToolCall }
   /** A hosted tool the gateway ran (contract §4a), complete with its result, before the text it informed. */
   | { type: 'hosted-tool-call'; call: HostedToolCall }
   | { type: 'tool-call-start'; index: number; id: string; name: string }

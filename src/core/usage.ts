@@ -32,6 +32,22 @@ export interface DelegatedUsage {
   cacheWritePromptTokens?: number;
 }
 
+/**
+ * The counts of the model the client asked for: `usage` less the passes another model served
+ * (`delegated`). What a client reads as the model's usage; the delegated passes are reported apart.
+ */
+export function executorUsage(usage: Usage): Usage {
+  if (usage.delegated === undefined) return usage;
+  const { delegated, ...own } = usage;
+  for (const part of delegated) {
+    own.promptTokens -= part.promptTokens;
+    own.completionTokens -= part.completionTokens;
+    own.cachedPromptTokens = (own.cachedPromptTokens ?? 0) - (part.cachedPromptTokens ?? 0);
+    own.cacheWritePromptTokens = (own.cacheWritePromptTokens ?? 0) - (part.cacheWritePromptTokens ?? 0);
+  }
+  return own;
+}
+
 export function totalTokens(usage: Usage): number {
   return usage.promptTokens + usage.completionTokens;
 }

@@ -25,7 +25,8 @@ import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
 import { hostedLoopTurns, hostedToolsCeiling, runHostedToolLoop } from './run-hosted-tool-loop.js';
-import { streamResult } from './stream-result.js';
+import { streamHostedToolLoop } from './stream-hosted-tool-loop.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import { generateImages } from '../media/generate-images.js';
 import { startRequestRecord } from '../billing/start-request-record.js';
 import { emptyUsage } from '../core/usage.js';
@@ -168,7 +169,7 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
         return withFields(relayed, { omitted });
       }
       if (gatewayTools && hostedTools) {
-        const looped = await runHostedToolLoop({
+        const loopInput = {
           adapter,
           callContext,
           request,
@@ -180,13 +181,40 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
           signal: input.signal,
           logger: context.logger,
           ...(gatewayTools.imageGeneration && hostedTools.imageGeneration && { generateImage: imageMaker(context, input, hostedTools.imageGeneration.model) }),
+        };
+        const settle = async (looped: { result: TextResult; cost: bigint }) => {
+          const result = tagResultSignatures(looped.result, candidate.provider.api);
+          const settlement: StreamSettlement = { usage: result.usage, cost: looped.cost, status: 'completed' };
+          return { result, charged: await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement)) };
+        };
+        if (!request.stream) {
+          const { result, charged } = await settle(await runHostedToolLoop(loopInput));
+          rememberServer(candidate);
+          return { stream: false as const, relayed: false as const, result, cost: charged, omitted };
+        }
+        // Streamed: the tool calls' progress goes out as it happens, the answer when the loop is done.
+        const parts = await streamHostedToolLoop({
+          run: (onProgress) => runHostedToolLoop({ ...loopInput, onProgress }),
+          settle,
+          // A loop that fails once streaming costs nothing, as one that fails before; its row says why.
+          fail: async (error) => {
+            trace?.attemptFailed(error);
+            // The client leaving ends the search or the model turn with whatever error they raise.
+            const code = input.signal.aborted ? 'aborted' : error instanceof UpstreamError ? error.code : 'internal_error';
+            const settlement: StreamSettlement =
+              code === 'aborted'
+                ? { usage: { promptTokens: 0, completionTokens: 0 }, cost: 0n, status: 'aborted', errorCode: 'client_closed' }
+                : { usage: { promptTokens: 0, completionTokens: 0 }, cost: 0n, status: 'failed', errorCode: code };
+            try {
+              await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
+            } catch (settleError) {
+              context.logger.error({ err: settleError, requestId: input.requestId }, 'a failed hosted-tool stream could not be settled');
+            }
+          },
         });
-        const result = tagResultSignatures(looped.result, candidate.provider.api);
-        const settlement: StreamSettlement = { usage: result.usage, cost: looped.cost, status: 'completed' };
-        const charged = await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
+        trace?.firstChunk();
         rememberServer(candidate);
-        if (!request.stream) return { stream: false as const, relayed: false as const, result, cost: charged, omitted };
-        return { stream: true as const, relayed: false as const, parts: streamResult(result, charged), close: async () => undefined, omitted };
+        return { stream: true as const, relayed: false as const, parts, close: async () => undefined, omitted };
       }
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);

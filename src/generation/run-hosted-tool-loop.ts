@@ -7,6 +7,7 @@ import type { HostedToolCall } from '../core/hosted-tool-call.js';
 import type { TextRequest, ToolDefinition } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
 import type { Usage } from '../core/usage.js';
+import type { StreamPart } from '../core/stream-part.js';
 import { fetchWebPage } from '../hosted-tools/fetch-web-page.js';
 import { searchWeb } from '../hosted-tools/search-web.js';
 import type { CallContext, TextProviderAdapter } from '../providers/provider-adapter.js';
@@ -27,6 +28,8 @@ export interface HostedLoopInput {
   logger: Logger;
   /** Makes one image with the configured image model through the images path, which charges it at its price. */
   generateImage?: (prompt: string) => Promise<{ base64: string; mediaType: string }>;
+  /** Told as each tool call starts and as it ends (a streamed request shows them as they happen). */
+  onProgress?: (part: Extract<StreamPart, { type: 'hosted-tool-start' | 'hosted-tool-call' }>) => void;
 }
 
 /** The most model turns one request may take: one per allowed search, one to answer, one spare for a fetch. */
@@ -91,12 +94,15 @@ export async function runHostedToolLoop(input: HostedLoopInput): Promise<{ resul
     messages.push({ role: 'assistant', content: result.content });
     for (const call of gatewayCalls) {
       const tool = byName.get(call.name)!;
+      const id = `srvtoolu_${randomBytes(12).toString('hex')}`;
+      input.onProgress?.({ type: 'hosted-tool-start', call: startedCall(tool, id, call.arguments) });
       const outcome =
         tool === 'web_search'
-          ? await runSearch(input, call, gatewayTools, (attempts += 1) > (hostedTools.webSearch?.maxUses ?? 0))
+          ? await runSearch(input, call, id, gatewayTools, (attempts += 1) > (hostedTools.webSearch?.maxUses ?? 0))
           : tool === 'web_fetch'
-            ? await runFetch(input, call)
-            : await runImageGeneration(input, call);
+            ? await runFetch(input, call, id)
+            : await runImageGeneration(input, call, id);
+      input.onProgress?.({ type: 'hosted-tool-call', call: outcome.call });
       if (outcome.call.tool === 'web_search' && outcome.call.error === undefined) {
         searches += 1;
         for (const hit of outcome.call.results) if (!cited.has(hit.url)) cited.set(hit.url, { url: hit.url, title: hit.title });
@@ -108,6 +114,13 @@ export async function runHostedToolLoop(input: HostedLoopInput): Promise<{ resul
 }
 
 type GatewayTool = 'web_search' | 'web_fetch' | 'image_generation';
+
+/** A call as it starts: what the model asked for, without a result yet. */
+function startedCall(tool: GatewayTool, id: string, json: string): HostedToolCall {
+  if (tool === 'web_search') return { tool, id, query: stringArgument(json, 'query'), results: [] };
+  if (tool === 'web_fetch') return { tool, id, url: stringArgument(json, 'url') };
+  return { tool, id, prompt: stringArgument(json, 'prompt') };
+}
 
 /** The function tools offered in place of the hosted ones, renamed when a client function already has the name. */
 function gatewayFunctions(clientTools: ToolDefinition[], gatewayTools: GatewayTools): { tool: GatewayTool; definition: ToolDefinition }[] {
@@ -147,9 +160,8 @@ function gatewayFunctions(clientTools: ToolDefinition[], gatewayTools: GatewayTo
   return functions;
 }
 
-async function runImageGeneration(input: HostedLoopInput, call: ToolCallPart): Promise<{ call: HostedToolCall; text: string }> {
+async function runImageGeneration(input: HostedLoopInput, call: ToolCallPart, id: string): Promise<{ call: HostedToolCall; text: string }> {
   const prompt = stringArgument(call.arguments, 'prompt');
-  const id = `srvtoolu_${randomBytes(12).toString('hex')}`;
   if (prompt === '' || input.generateImage === undefined) {
     return { call: { tool: 'image_generation', id, prompt, error: 'invalid_tool_input' }, text: 'The image generation needs a non-empty "prompt".' };
   }
@@ -165,12 +177,12 @@ async function runImageGeneration(input: HostedLoopInput, call: ToolCallPart): P
 async function runSearch(
   input: HostedLoopInput,
   call: ToolCallPart,
+  id: string,
   gatewayTools: GatewayTools,
   overLimit: boolean,
 ): Promise<{ call: HostedToolCall; text: string }> {
   const settings = input.hostedTools.webSearch!;
   const query = stringArgument(call.arguments, 'query');
-  const id = `srvtoolu_${randomBytes(12).toString('hex')}`;
   if (overLimit) {
     return { call: { tool: 'web_search', id, query, results: [], error: 'max_uses_exceeded' }, text: `No more searches are allowed for this answer (at most ${settings.maxUses}); answer with what you found.` };
   }
@@ -190,9 +202,8 @@ async function runSearch(
   }
 }
 
-async function runFetch(input: HostedLoopInput, call: ToolCallPart): Promise<{ call: HostedToolCall; text: string }> {
+async function runFetch(input: HostedLoopInput, call: ToolCallPart, id: string): Promise<{ call: HostedToolCall; text: string }> {
   const url = stringArgument(call.arguments, 'url');
-  const id = `srvtoolu_${randomBytes(12).toString('hex')}`;
   try {
     const page = await fetchWebPage(url, { maxBytes: input.hostedTools.webFetch!.maxBytes, timeoutMs: fetchTimeoutMs, signal: input.signal });
     return { call: { tool: 'web_fetch', id, url: page.url, page: { text: page.text, contentType: page.contentType, ...(page.title && { title: page.title }) } }, text: page.text };

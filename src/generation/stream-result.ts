@@ -7,9 +7,12 @@ import type { TextResult } from '../core/text-result.js';
  * running the tool streams them, then the answer's content, its citations, and the finish with
  * the charged cost.
  */
-export async function* streamResult(result: TextResult, cost: bigint): AsyncIterable<StreamPart> {
-  yield { type: 'start', ...(result.providerResponseId !== undefined && { providerResponseId: result.providerResponseId }), ...(result.providerModel !== undefined && { providerModel: result.providerModel }) };
-  for (const call of result.hostedCalls ?? []) yield { type: 'hosted-tool-call', call };
+export async function* streamResult(result: TextResult, cost: bigint, callsSent = false): AsyncIterable<StreamPart> {
+  // The start and the tool calls went out as they happened (see stream-hosted-tool-loop.ts).
+  if (!callsSent) {
+    yield { type: 'start', ...(result.providerResponseId !== undefined && { providerResponseId: result.providerResponseId }), ...(result.providerModel !== undefined && { providerModel: result.providerModel }) };
+    for (const call of result.hostedCalls ?? []) yield { type: 'hosted-tool-call', call };
+  }
   let toolIndex = 0;
   for (const part of result.content) {
     switch (part.type) {

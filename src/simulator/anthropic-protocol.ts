@@ -68,6 +68,9 @@ function decodeRequest(body: unknown): SimulatedRequest {
   if (record.max_tokens === undefined) throw new SimulatorRequestError('max_tokens: Field required');
   const rawMessages = asArray(record.messages);
   if (rawMessages.length === 0) throw new SimulatorRequestError('messages: Field required');
+  if (record.temperature !== undefined && record.top_p !== undefined && takesOneSampler(model)) {
+    throw new SimulatorRequestError('temperature and top_p cannot both be specified for this model. Please use only one.');
+  }
   const systemText = typeof record.system === 'string' ? record.system : blockTexts(record.system).join(' ');
   const messages: SimulatedMessage[] = systemText === '' ? [] : [{ role: 'system', text: systemText }];
   for (const raw of rawMessages) messages.push(decodeMessage(asRecord(raw)));
@@ -89,6 +92,20 @@ function decodeRequest(body: unknown): SimulatedRequest {
     outputSchema: asRecord(asRecord(record.output_config).format).schema,
     includeStreamUsage: true,
   };
+}
+
+/**
+ * Anthropic refuses `temperature` with `top_p` from Claude Opus 4.1 and the 4.5 generation on
+ * ("Use only temperature OR top_p, not both",
+ * https://platform.claude.com/docs/en/about-claude/models/migrating-to-claude-4); earlier models
+ * take both. Read from the model id's generation (`claude-<name>-<major>[-<minor>]`, a date after it).
+ */
+function takesOneSampler(model: string): boolean {
+  const match = /claude-([a-z]+)-(\d+)(?:-(\d{1,2}))?(?!\d)/.exec(model);
+  if (!match) return false;
+  const [, name, major, minor] = match;
+  const version = Number(major) + Number(minor ?? 0) / 10;
+  return version >= 4.5 || (name === 'opus' && version >= 4.1);
 }
 
 function decodeMessage(message: Record<string, unknown>): SimulatedMessage {

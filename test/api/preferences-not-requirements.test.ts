@@ -18,9 +18,17 @@ type Json = any;
 
 /** `sim/everywhere` reasons only on its anthropic-wire endpoint, the dearer one; the context window is small enough to overflow. */
 function preferencesCatalog(simulatorUrl: string): string {
-  return simulatedCatalogYaml(simulatorUrl)
-    .replace(/(model: claude-everywhere\n.*\n\s+supported_parameters: \[[^\]]*)\]/, '$1, reasoning]')
-    .replace(/(- id: sim\/backup\n(?:.*\n){1}\s+)context_length: 32000/, '$1context_length: 2000');
+  // Two Claude families on the simulated Anthropic wire: Sonnet 4.5 refuses temperature with
+  // top_p, Sonnet 3.7 takes both (the simulator holds them to Anthropic's documented rule).
+  const claude = (id: string, upstream: string) =>
+    `  - id: ${id}\n    name: "Sim: ${id}"\n    context_length: 32000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n      - provider: sim-anthropic\n        model: ${upstream}\n        pricing: {prompt: 1, completion: 2}\n        supported_parameters: [max_tokens, temperature, top_p]\n        max_completion_tokens: 1000\n`;
+  return (
+    simulatedCatalogYaml(simulatorUrl)
+      .replace(/(model: claude-everywhere\n.*\n\s+supported_parameters: \[[^\]]*)\]/, '$1, reasoning]')
+      .replace(/(- id: sim\/backup\n(?:.*\n){1}\s+)context_length: 32000/, '$1context_length: 2000') +
+    claude('sim/claude-sonnet-4-5', 'claude-sonnet-4-5-20250929') +
+    claude('sim/claude-3-7-sonnet', 'claude-3-7-sonnet-20250219')
+  );
 }
 
 const wires = [
@@ -146,10 +154,19 @@ for (const database of testDatabases()) {
       expect(plain.response.headers.get('x-switchyard-provider')).toBe('sim-openai');
     });
 
-    it('sends Anthropic the temperature without top_p, which its current models refuse together, and says so', async () => {
+    it('sends a Claude family that refuses temperature with top_p the temperature only, and says so; older families get both', async () => {
       gateway.simulator.reset();
+      // Sent as the client sent it, the simulated Anthropic API refuses the pair, as the real one does.
+      const direct = await fetch(`${gateway.simulator.url}/anthropic/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sim-key', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5-20250929', max_tokens: 16, temperature: 0, top_p: 1, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(direct.status).toBe(400);
+      expect(((await direct.json()) as Json).error.message).toBe('temperature and top_p cannot both be specified for this model. Please use only one.');
+
       const chat = await openai.chat.completions
-        .create({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], temperature: 0.2, top_p: 0.9 })
+        .create({ model: 'sim/claude-sonnet-4-5', messages: [{ role: 'user', content: 'x' }], temperature: 0.2, top_p: 0.9 })
         .withResponse();
       expect(chat.response.headers.get('x-switchyard-omitted')).toBe('top_p');
       expect(await omittedOnLog(chat.response.headers.get('x-request-id'))).toEqual(['top_p']);
@@ -158,7 +175,7 @@ for (const database of testDatabases()) {
 
       // Gemini CLI's default generation config (temperature 0, topP 1), a Messages client's both:
       // the same, in each style's own field names; one alone goes through untouched.
-      const gemini = await fetch(`${gateway.url}/v1beta/models/sim/anthropic-model:generateContent`, {
+      const gemini = await fetch(`${gateway.url}/v1beta/models/sim/claude-sonnet-4-5:generateContent`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-goog-api-key': gateway.key },
         body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { temperature: 0, topP: 1 } }),
@@ -169,13 +186,22 @@ for (const database of testDatabases()) {
       expect(gateway.simulator.lastRequest('anthropic')?.body).not.toHaveProperty('top_p');
       // The Anthropic SDK's types no longer carry the sampling fields; older clients still send them.
       const sampling: object = { temperature: 1, top_p: 0.5 };
-      const messages = await anthropic.messages.create({ model: 'sim/anthropic-model', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], ...sampling }).withResponse();
+      const messages = await anthropic.messages.create({ model: 'sim/claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], ...sampling }).withResponse();
       expect(messages.response.headers.get('x-switchyard-omitted')).toBe('top_p');
       expect(gateway.simulator.lastRequest('anthropic')?.body).not.toHaveProperty('top_p');
-      const alone = await openai.chat.completions.create({ model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'x' }], top_p: 0.9 }).withResponse();
+      const alone = await openai.chat.completions.create({ model: 'sim/claude-sonnet-4-5', messages: [{ role: 'user', content: 'x' }], top_p: 0.9 }).withResponse();
       expect(alone.response.headers.get('x-switchyard-omitted')).toBeNull();
       expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ top_p: 0.9 });
-      // Other protocols take both.
+
+      // A family that takes both, on the same wire, and other protocols, get both.
+      const older = await fetch(`${gateway.url}/v1beta/models/sim/claude-3-7-sonnet:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': gateway.key },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { temperature: 0, topP: 1 } }),
+      });
+      expect(older.status).toBe(200);
+      expect(older.headers.get('x-switchyard-omitted')).toBeNull();
+      expect(gateway.simulator.lastRequest('anthropic')?.body).toMatchObject({ temperature: 0, top_p: 1 });
       await openai.chat.completions.create({ model: 'sim/openai-model', messages: [{ role: 'user', content: 'x' }], temperature: 0.2, top_p: 0.9 });
       expect(gateway.simulator.lastRequest('openai')?.body).toMatchObject({ temperature: 0.2, top_p: 0.9 });
     });

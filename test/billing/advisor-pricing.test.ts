@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { recording, replayCatalogYaml, startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
+import { recording, replayAdvisorYaml, replayCatalogYaml, startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**
@@ -22,19 +22,7 @@ const advisorAtExecutorPrice = 823 * 1 + 1612 * 2;
 beforeAll(async () => {
   replay = await startReplayProvider();
   // The advisor model is in the catalog, served by the same provider, at 5 / 25 USD per M.
-  const advisor = `  - id: rec/advisor
-    name: "Recorded: advisor"
-    context_length: 200000
-    modalities: {input: [text], output: [text]}
-    endpoints:
-      - provider: rec-anthropic
-        model: claude-opus-4-6
-        pricing: {prompt: 5, completion: 25}
-      - provider: rec-anthropic-native
-        model: claude-opus-4-6
-        pricing: {prompt: 5, completion: 25}
-`;
-  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + advisor, credits: 1000 });
+  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + replayAdvisorYaml('claude-opus-4-6'), credits: 1000 });
   client = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
 });
 afterAll(async () => {
@@ -55,8 +43,8 @@ describe.each(['rec/anthropic', 'rec/anthropic-native'])('%s', (model) => {
   it("prices the advisor's pass at the advisor model's price the catalog knows", async () => {
     const { cost, usage } = await costOf(model, answer);
     expect(cost).toBeCloseTo((executorOnly + advisorAtItsPrice) / 1e6, 12);
-    // Every pass is counted.
-    expect(usage).toMatchObject({ input_tokens: 398 + 823 + 412, output_tokens: 41 + 1612 + 55 });
+    // Every pass is charged; the usage is the executor's own passes (the advisor's is in usage.iterations).
+    expect(usage).toMatchObject({ input_tokens: 398 + 412, output_tokens: 41 + 55 });
   });
 
   it("prices it at the executor's price when the catalog does not know the advisor model", async () => {

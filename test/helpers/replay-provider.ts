@@ -57,6 +57,22 @@ export function recording(path: string, status = 200): Recording {
   return { status, contentType: stream ? 'text/event-stream' : 'application/json', body };
 }
 
+/**
+ * An Anthropic stream recorded as one JSON event per line (vercel/ai's `.chunks.txt`), kept as
+ * recorded, framed as the `event:`/`data:` SSE events Anthropic sends.
+ */
+export function anthropicChunksRecording(file: string): Recording {
+  const lines = recording(`anthropic/${file}`).body.split('\n').filter((line) => line.trim() !== '');
+  const body = lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
+  return { status: 200, contentType: 'text/event-stream', body };
+}
+
+/** A catalog entry for an advisor model (Anthropic's advisor tool) on both recorded Anthropic providers, at 5 / 25 USD per M. */
+export function replayAdvisorYaml(providerModel: string): string {
+  const endpoint = (provider: string) => `      - provider: ${provider}\n        model: ${providerModel}\n        pricing: {prompt: 5, completion: 25}\n`;
+  return `  - id: rec/advisor\n    name: "Recorded: advisor"\n    context_length: 200000\n    modalities: {input: [text], output: [text]}\n    endpoints:\n${endpoint('rec-anthropic')}${endpoint('rec-anthropic-native')}`;
+}
+
 /** A catalog with one model per provider protocol, each served by the replay provider. */
 export function replayCatalogYaml(replayUrl: string): string {
   const timeouts = '{connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000}';

@@ -25,8 +25,10 @@ export interface FakeSearchBackend {
   /** The `base_url` to configure: the instance (SearXNG) or the API root. */
   baseUrl: string;
   searches: RecordedSearch[];
-  /** `ok` serves the recorded answer; `down` answers 503; `hang` never answers (a timeout). */
-  mode: 'ok' | 'down' | 'hang';
+  /** `ok` serves the recorded answer; `down` answers 503; `hang` never answers (a timeout); `hold` answers at `release()`. */
+  mode: 'ok' | 'down' | 'hang' | 'hold';
+  /** Serves the recorded answer to the searches `hold` kept waiting. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export interface FakeSearchBackend {
 export async function startFakeSearchBackend(backend: WebSearchBackend): Promise<FakeSearchBackend> {
   const route = routes[backend];
   const hanging = new Set<() => void>();
+  const held: Array<() => void> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,8 +53,9 @@ export async function startFakeSearchBackend(backend: WebSearchBackend): Promise
       const search: RecordedSearch = { method: request.method, url, body: text === '' ? undefined : JSON.parse(text) };
       fake.searches.push(search);
       if (fake.mode === 'down') return void response.writeHead(503, { 'content-type': 'text/plain' }).end('service unavailable');
-      if (fake.mode === 'hang') {
+      if (fake.mode === 'hang' || fake.mode === 'hold') {
         request.socket.once('close', () => (search.closedAt = performance.now()));
+        if (fake.mode === 'hold') return void held.push(() => response.writeHead(200, { 'content-type': 'application/json' }).end(route.body));
         return void hanging.add(() => response.destroy());
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end(route.body);
@@ -64,6 +68,9 @@ export async function startFakeSearchBackend(backend: WebSearchBackend): Promise
     baseUrl: backend === 'brave' ? `${root}/res/v1` : root,
     searches: [],
     mode: 'ok',
+    release: () => {
+      for (const answer of held.splice(0)) answer();
+    },
     close: async () => {
       for (const end of hanging) end();
       server.closeAllConnections();

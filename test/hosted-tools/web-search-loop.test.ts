@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { measureCharge } from '../helpers/measure-charge.js';
 import { startFakeSearchBackend, type FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
 
 // Acceptance of issue 21: models whose endpoints have no search of their own search through the
@@ -37,14 +38,7 @@ afterEach(() => {
   searxng.searches.length = 0;
 });
 
-/** What the request cost, from the ledger: the account's usage before and after. */
-async function charged(run: () => Promise<unknown>): Promise<bigint> {
-  const before = await readAccountMoney(gateway);
-  await run();
-  const after = await readAccountMoney(gateway);
-  expect(after.reserved).toBe(0n);
-  return after.usage - before.usage;
-}
+const charged = (run: () => Promise<unknown>) => measureCharge(gateway, run);
 
 const usd = (nano: bigint) => Number(nano) / 1e9;
 

@@ -1,3 +1,4 @@
+import type { HostedToolCall } from '../../core/hosted-tool-call.js';
 import type { StreamError, StreamPart } from '../../core/stream-part.js';
 import type { Usage } from '../../core/usage.js';
 import type { ResponseMeta } from '../shared/text-call.js';
@@ -62,6 +63,19 @@ export async function* encodeMessagesStream(parts: AsyncIterable<StreamPart>, me
     open = undefined;
   }
 
+  /** The hosted calls whose `server_tool_use` block went out, by id. */
+  const usesSent = new Set<string>();
+  /** As Anthropic streams a server tool's use: the block with its input as one JSON delta. */
+  function* hostedUse(call: HostedToolCall): Generator<string> {
+    const [use] = encodeHostedCallBlocks(call);
+    if (use === undefined) return;
+    usesSent.add(call.id);
+    const { input, ...start } = use as Extract<MessagesContentBlock, { type: 'server_tool_use' }>;
+    const block = yield* startBlock('server_tool_use', { ...start, input: {} });
+    yield delta(block.index, { type: 'input_json_delta', partial_json: JSON.stringify(input) });
+    yield* closeBlock();
+  }
+
   for await (const part of parts) {
     if (!started && part.type !== 'error') {
       started = true;
@@ -97,13 +111,14 @@ export async function* encodeMessagesStream(parts: AsyncIterable<StreamPart>, me
         yield* startBlock('redacted_thinking', { type: 'redacted_thinking', data: part.data });
         yield* closeBlock();
         break;
+      case 'hosted-tool-start':
+        yield* hostedUse(part.call);
+        break;
       case 'hosted-tool-call': {
-        // As Anthropic streams a server tool: its use with the input as one JSON delta, then the whole result block.
-        const [use, result] = encodeHostedCallBlocks(part.call);
-        if (use === undefined || result === undefined) break;
-        const { input, ...start } = use as Extract<MessagesContentBlock, { type: 'server_tool_use' }>;
-        const block = yield* startBlock('server_tool_use', { ...start, input: {} });
-        yield delta(block.index, { type: 'input_json_delta', partial_json: JSON.stringify(input) });
+        // Its use went out as it started (else now), then the whole result block.
+        if (!usesSent.has(part.call.id)) yield* hostedUse(part.call);
+        const result = encodeHostedCallBlocks(part.call)[1];
+        if (result === undefined) break;
         yield* startBlock('server_tool_result', result);
         yield* closeBlock();
         break;
@@ -140,7 +155,7 @@ export async function* encodeMessagesStream(parts: AsyncIterable<StreamPart>, me
 }
 
 function messageStart(meta: ResponseMeta, usage: Usage | undefined): string {
-  const counts = usage ? encodeUsage({ ...usage, completionTokens: 0, reasoningTokens: undefined }, undefined) : undefined;
+  const counts = usage ? encodeUsage({ ...usage, completionTokens: 0, reasoningTokens: undefined, delegated: undefined }, undefined) : undefined;
   return event('message_start', {
     type: 'message_start',
     message: {

@@ -5,7 +5,7 @@ import { registerCountTokensRoute } from './count-tokens-route.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { encodeMessagesResponse } from './encode-response.js';
 import { encodeMessagesStream, errorEvent } from './encode-stream.js';
-import { encodeUsage } from './encode-usage.js';
+import { encodeRelayedUsage } from './encode-usage.js';
 import { messagesFieldTable } from './field-table.js';
 import { passThroughRules } from '../shared/pass-through-rules.js';
 
@@ -16,7 +16,7 @@ const messagesStyle: TextStyle<undefined> = {
   encodeStream: (parts, meta) => encodeMessagesStream(parts, meta),
   // Anthropic's own keep-alive is a ping event, which its SDK expects and ignores.
   heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
-  relay: { rules: passThroughRules(messagesFieldTable, 'anthropic', ['models', 'provider']), encodeUsage, errorFrames: (error, meta) => [errorEvent(error, meta)] },
+  relay: { rules: passThroughRules(messagesFieldTable, 'anthropic', ['models', 'provider']), encodeUsage: encodeRelayedUsage, errorFrames: (error, meta) => [errorEvent(error, meta)] },
 };
 
 /**

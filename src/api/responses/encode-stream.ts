@@ -1,4 +1,5 @@
 import type { StreamError, StreamPart } from '../../core/stream-part.js';
+import type { HostedToolCall } from '../../core/hosted-tool-call.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { encodeRedactedReasoning } from '../shared/redacted-reasoning.js';
 import type { ResponseMeta } from '../shared/text-call.js';
@@ -90,6 +91,39 @@ export async function* encodeResponsesEvents(
     return { item, events: [...events, ...openItemEvents(item)] };
   }
 
+  /** The output index of each hosted call whose start went out, by the gateway's call id. */
+  const hostedStarts = new Map<string, number>();
+
+  function hostedCallStart(call: HostedToolCall): StreamEvent[] {
+    if (call.tool === 'web_fetch') return [];
+    const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
+    const outputIndex = nextOutputIndex++;
+    hostedStarts.set(call.id, outputIndex);
+    if (call.tool === 'image_generation') {
+      const item = { ...encodeImageGenerationCallItem(call), status: 'in_progress', result: null };
+      const ids = { output_index: outputIndex, item_id: item.id };
+      return [...events, { type: 'response.output_item.added', output_index: outputIndex, item }, { type: 'response.image_generation_call.in_progress', ...ids }, { type: 'response.image_generation_call.generating', ...ids }];
+    }
+    const item = encodeWebSearchCallItem(call);
+    const ids = { output_index: outputIndex, item_id: item.id };
+    return [
+      ...events,
+      { type: 'response.output_item.added', output_index: outputIndex, item: { id: item.id, type: 'web_search_call', status: 'in_progress', action: { type: 'search', query: item.action.query } } },
+      { type: 'response.web_search_call.in_progress', ...ids },
+      { type: 'response.web_search_call.searching', ...ids },
+    ];
+  }
+
+  function hostedCallEnd(call: HostedToolCall): StreamEvent[] {
+    const outputIndex = hostedStarts.get(call.id);
+    if (outputIndex === undefined || call.tool === 'web_fetch') return [];
+    const done = call.tool === 'web_search' ? encodeWebSearchCallItem(call) : encodeImageGenerationCallItem(call);
+    output[outputIndex] = done;
+    const ids = { output_index: outputIndex, item_id: done.id };
+    const completed = call.tool === 'web_search' ? 'response.web_search_call.completed' : 'response.image_generation_call.completed';
+    return [{ type: completed, ...ids }, { type: 'response.output_item.done', output_index: outputIndex, item: done }];
+  }
+
   function fail(error: StreamError | { code: string; message: string }): StreamEvent[] {
     const events = close(open, 'incomplete');
     const response = snapshot({ status: 'failed', usage: null, error: { code: error.code, message: error.message } });
@@ -138,40 +172,14 @@ export async function* encodeResponsesEvents(
           yield* frames([...events, ...opened, ...close([item], 'completed')]);
           break;
         }
-        case 'hosted-tool-call': {
-          // As OpenAI streams its hosted search: the item added, in progress, searching, completed, done.
-          if (part.call.tool === 'image_generation') {
-            const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
-            const outputIndex = nextOutputIndex++;
-            const done = encodeImageGenerationCallItem(part.call);
-            output[outputIndex] = done;
-            const ids = { output_index: outputIndex, item_id: done.id };
-            yield* frames([
-              ...events,
-              { type: 'response.output_item.added', output_index: outputIndex, item: { ...done, status: 'in_progress', result: null } },
-              { type: 'response.image_generation_call.in_progress', ...ids },
-              { type: 'response.image_generation_call.generating', ...ids },
-              { type: 'response.image_generation_call.completed', ...ids },
-              { type: 'response.output_item.done', output_index: outputIndex, item: done },
-            ]);
-            break;
-          }
-          if (part.call.tool !== 'web_search') break;
-          const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
-          const outputIndex = nextOutputIndex++;
-          const done = encodeWebSearchCallItem(part.call);
-          output[outputIndex] = done;
-          const ids = { output_index: outputIndex, item_id: done.id };
-          yield* frames([
-            ...events,
-            { type: 'response.output_item.added', output_index: outputIndex, item: { id: done.id, type: 'web_search_call', status: 'in_progress', action: { type: 'search', query: done.action.query } } },
-            { type: 'response.web_search_call.in_progress', ...ids },
-            { type: 'response.web_search_call.searching', ...ids },
-            { type: 'response.web_search_call.completed', ...ids },
-            { type: 'response.output_item.done', output_index: outputIndex, item: done },
-          ]);
+        case 'hosted-tool-start':
+          // As OpenAI streams its hosted tools: the item added, in progress, searching (generating)…
+          yield* frames(hostedCallStart(part.call));
           break;
-        }
+        case 'hosted-tool-call':
+          // … then completed and done, once the call has its result (all at once if its start was not sent).
+          yield* frames([...(hostedStarts.has(part.call.id) ? [] : hostedCallStart(part.call)), ...hostedCallEnd(part.call)]);
+          break;
         case 'tool-call-start': {
           const events = close(open.filter((item) => item.kind !== 'function_call'), 'completed');
           const outputIndex = nextOutputIndex++;

@@ -91,6 +91,11 @@ export interface ResponseUsageWire {
   total_tokens: number;
   /** Searches the gateway ran (contract §4a); a gateway extension. */
   server_tool_use?: { web_search_requests: number };
+  /**
+   * The passes another model served inside the call (Anthropic's advisor tool), apart from the
+   * counts above, which are the requested model's own; a gateway extension, priced in `cost`.
+   */
+  advisor_usage?: Array<{ model: string } & Pick<ResponseUsageWire, 'input_tokens' | 'input_tokens_details' | 'output_tokens' | 'total_tokens'>>;
   /** USD; a gateway extension, as in OpenRouter's usage accounting. */
   cost?: number;
 }

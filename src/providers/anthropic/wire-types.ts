@@ -57,6 +57,8 @@ export interface MessagesUsage {
   service_tier?: string;
   /** Server tools run for this answer: Anthropic's count, or the gateway's own searches (contract §4a). */
   server_tool_use?: { web_search_requests: number; web_fetch_requests?: number };
+  /** Beside the advisor tool: the model's own pass and each pass another model served (`advisor_message`, with its `model`). */
+  iterations?: Array<{ type: string; model?: string; input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }>;
   cost?: number;
 }
 
