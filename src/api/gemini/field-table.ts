@@ -78,7 +78,7 @@ export const geminiFieldTable: FieldTable = [
     bedrock: { kind: 'translated', note: 'each field as its own row says' },
   }) },
   { field: 'generationConfig.temperature', handling: perProtocol({ openai: { kind: 'native' }, anthropic: { kind: 'native', note: 'Anthropic caps it at 1' }, gemini: { kind: 'native' }, bedrock: { kind: 'translated', note: 'inferenceConfig.temperature' } }) },
-  { field: 'generationConfig.topP', handling: perProtocol({ openai: { kind: 'translated', note: 'top_p' }, anthropic: { kind: 'translated', note: 'top_p; with temperature also set: left out and named in x-switchyard-omitted (Anthropic refuses both)' }, gemini: { kind: 'native' }, bedrock: { kind: 'translated', note: 'inferenceConfig.topP; with temperature also set on a Claude model: left out and named in x-switchyard-omitted (Claude refuses both)' } }) },
+  { field: 'generationConfig.topP', handling: perProtocol({ openai: { kind: 'translated', note: 'top_p' }, anthropic: { kind: 'translated', note: 'top_p; with temperature also set on a Claude family that refuses both (Opus 4.1, 4.5 and later): left out and named in x-switchyard-omitted' }, gemini: { kind: 'native' }, bedrock: { kind: 'translated', note: 'inferenceConfig.topP; with temperature also set on a Claude family that refuses both (Opus 4.1, 4.5 and later): left out and named in x-switchyard-omitted' } }) },
   { field: 'generationConfig.topK', handling: perProtocol({
     openai: { kind: 'translated', note: 'top_k where the endpoint takes it; a preference (Gemini CLI sends 64, OpenAI has none): else left out, named in x-switchyard-omitted' },
     anthropic: { kind: 'translated', note: 'top_k; a preference' },

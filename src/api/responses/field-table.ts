@@ -21,9 +21,9 @@ export const responsesFieldTable: FieldTable = [
   { field: 'temperature', handling: onEveryProtocol('native', 'absent: nothing forwarded, the Response echoes the neutral default 1') },
   { field: 'top_p', handling: perProtocol({
     openai: { kind: 'native', note: 'absent: nothing forwarded, echoed as 1' },
-    anthropic: { kind: 'native', note: 'absent: nothing forwarded, echoed as 1; with temperature also set: left out and named in x-switchyard-omitted (Anthropic refuses both)' },
+    anthropic: { kind: 'native', note: 'absent: nothing forwarded, echoed as 1; with temperature also set on a Claude family that refuses both (Opus 4.1, 4.5 and later): left out and named in x-switchyard-omitted' },
     gemini: { kind: 'translated', note: 'topP; absent: nothing forwarded, echoed as 1' },
-    bedrock: { kind: 'translated', note: 'inferenceConfig.topP; absent: nothing forwarded, echoed as 1; with temperature also set on a Claude model: left out and named in x-switchyard-omitted (Claude refuses both)' },
+    bedrock: { kind: 'translated', note: 'inferenceConfig.topP; absent: nothing forwarded, echoed as 1; with temperature also set on a Claude family that refuses both (Opus 4.1, 4.5 and later): left out and named in x-switchyard-omitted' },
   }) },
   { field: 'tools', handling: perProtocol({
     openai: { kind: 'translated', note: 'function; namespace flattened to functions; web_search → web_search_options; computer_use, shell, apply_patch, custom refused' },
