@@ -1,0 +1,150 @@
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { Client } from 'undici';
+
+/** Who asks: the account's management key, its ordinary key, or the operator's admin token. */
+export type Caller = 'management' | 'ordinary' | 'admin';
+
+interface ListBody {
+  data: unknown;
+  next_cursor?: string | null;
+}
+
+/**
+ * One read of the benchmark. `repeat`: the same URL `calls` times. `walk`: `calls` pages in a row,
+ * each by the previous page's cursor. `after` pages are first walked unmeasured, so a repeated
+ * read is a later page. `check` says what is wrong with an answer, if anything.
+ */
+export interface ScaleRead {
+  name: string;
+  caller: Caller;
+  url: string;
+  mode?: 'repeat' | 'walk';
+  pages?: number;
+  after?: number;
+  check?: (body: ListBody) => string | null;
+}
+
+export interface ReadTiming {
+  name: string;
+  caller: Caller;
+  url: string;
+  calls: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Rows in the last answer's `data` (a list), its `by_day` (usage), or 1 (one object). */
+  rows: number;
+  /** The slowest /health ping while this read ran (the server's event loop as a client sees it). */
+  worstHealthMs: number;
+  healthPings: number;
+  /** The server's own `switchyard_event_loop_delay_max_seconds` / `…_busy_max_seconds` over the read, in ms. */
+  loopDelayMaxMs: number | null;
+  loopBusyMaxMs: number | null;
+  /** Null when every answer was right; otherwise what was wrong (the read then fails). */
+  problem: string | null;
+}
+
+export interface TimingSettings {
+  calls: number;
+  /** A read stops after this long (with at least `minCalls` calls): a 3 s read is not called 100 times. */
+  readSeconds: number;
+  minCalls: number;
+}
+
+/** Times `reads` one after another against `origin`, with /health pinged every 5 ms alongside. */
+export async function timeScaleReads(origin: string, tokens: Record<Caller, string>, reads: ScaleRead[], settings: TimingSettings, say: (line: string) => void): Promise<ReadTiming[]> {
+  const client = new Client(origin, { pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const pinger = new Worker(new URL('./ping-health-worker.mjs', import.meta.url), { workerData: { url: `${origin}/health`, periodMs: 5 } });
+  const get = async (caller: Caller, url: string): Promise<{ ms: number; text: string }> => {
+    const started = performance.now();
+    const response = await client.request({ method: 'GET', path: url, headers: { authorization: `Bearer ${tokens[caller]}` } });
+    const text = await response.body.text();
+    const ms = performance.now() - started;
+    if (response.statusCode !== 200) throw new Error(`GET ${url} (${caller}): ${response.statusCode} ${text.slice(0, 300)}`);
+    return { ms, text };
+  };
+  const call = async (caller: Caller, url: string): Promise<{ ms: number; body: ListBody }> => {
+    const { ms, text } = await get(caller, url);
+    return { ms, body: JSON.parse(text) as ListBody };
+  };
+  const takePings = () =>
+    new Promise<{ worstMs: number; pings: number }>((resolve) => {
+      pinger.once('message', resolve);
+      pinger.postMessage('take');
+    });
+  // A server without the metric (or without /metrics) leaves the columns empty.
+  const takeLoop = async () => readLoopMetrics(await get('admin', '/metrics').then((answer) => answer.text, () => null));
+  try {
+    const results: ReadTiming[] = [];
+    for (const read of reads) {
+      const next = (body: ListBody, url: string) => withCursor(url, body.next_cursor ?? null, read.name);
+      let url = read.url;
+      for (let page = 0; page < (read.after ?? 0); page += 1) url = next((await call(read.caller, url)).body, read.url);
+      // One unmeasured call: connections, plans and caches warm, as in a server that has run a while.
+      if (read.mode !== 'walk') await call(read.caller, url);
+      await takeLoop();
+      await takePings();
+      const samples: number[] = [];
+      let body: ListBody = { data: [] };
+      let problem: string | null = null;
+      const started = performance.now();
+      const wanted = read.mode === 'walk' ? (read.pages ?? 40) : settings.calls;
+      while (samples.length < wanted) {
+        if (read.mode !== 'walk' && samples.length >= settings.minCalls && performance.now() - started > settings.readSeconds * 1000) break;
+        const answer = await call(read.caller, url);
+        samples.push(answer.ms);
+        body = answer.body;
+        problem ??= read.check?.(body) ?? null;
+        if (read.mode === 'walk' && samples.length < wanted) url = next(body, read.url);
+      }
+      const pings = await takePings();
+      const loop = await takeLoop();
+      const timing = summarize(read, samples, body, pings, loop, problem);
+      results.push(timing);
+      say(`  ${read.name.padEnd(36)} p50 ${fixed(timing.p50Ms)}  p99 ${fixed(timing.p99Ms)} ms  /health worst ${fixed(timing.worstHealthMs)} ms  (${timing.calls} calls, ${timing.rows} rows)${problem ? `  WRONG: ${problem}` : ''}`);
+    }
+    return results;
+  } finally {
+    pinger.postMessage('stop');
+    await pinger.terminate();
+    await client.close();
+  }
+}
+
+function withCursor(url: string, cursor: string | null, name: string): string {
+  if (!cursor) throw new Error(`${name}: the list ended before the page the read needs (no next_cursor)`);
+  const base = url.replace(/([?&])cursor=[^&]*&?/, '$1').replace(/[?&]$/, '');
+  return `${base}${base.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;
+}
+
+function readLoopMetrics(text: string | null): { delayMs: number; busyMs: number } | null {
+  if (text === null) return null;
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) * 1000;
+  const delayMs = value('switchyard_event_loop_delay_max_seconds');
+  return Number.isNaN(delayMs) ? null : { delayMs, busyMs: value('switchyard_event_loop_busy_max_seconds') };
+}
+
+function summarize(read: ScaleRead, samples: number[], body: ListBody, pings: { worstMs: number; pings: number }, loop: { delayMs: number; busyMs: number } | null, problem: string | null): ReadTiming {
+  const sorted = [...samples].sort((left, right) => left - right);
+  const at = (quantile: number) => round(sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * quantile) - 1)]);
+  const data = body.data as unknown[] | { by_day?: unknown[] };
+  return {
+    name: read.name,
+    caller: read.caller,
+    url: read.url,
+    calls: samples.length,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    maxMs: round(sorted[sorted.length - 1]),
+    rows: Array.isArray(data) ? data.length : (data.by_day?.length ?? 1),
+    worstHealthMs: round(pings.worstMs),
+    healthPings: pings.pings,
+    loopDelayMaxMs: loop ? round(loop.delayMs) : null,
+    loopBusyMaxMs: loop ? round(loop.busyMs) : null,
+    problem,
+  };
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+const fixed = (value: number) => value.toFixed(1).padStart(8);
