@@ -41,7 +41,8 @@ export function formatScaleTable(results: ScaleResults): string {
       const metric = eventLoop.worstLoopDelayMs === null ? '' : `; the server's own event-loop delay metric: ${cell(eventLoop.worstLoopDelayMs)} ms`;
       lines.push(`${store.store}: worst event-loop delay < ${eventLoop.limitMs} ms (slowest /health ping ${cell(eventLoop.worstHealthMs)} ms${metric}): ${eventLoop.pass ? 'PASS' : 'FAIL'}`);
     }
-    const seed = store.seed.reused ? `reused the seed of ${store.seed.seededAt} (seeded in ${store.seed.seconds} s)` : `seeded in ${store.seed.seconds} s`;
+    const cpu = store.seed.cpuSeconds === null ? '' : `, ${store.seed.cpuSeconds} s CPU`;
+    const seed = store.seed.reused ? `reused the seed of ${store.seed.seededAt} (seeded in ${store.seed.seconds} s${cpu})` : `seeded in ${store.seed.seconds} s${cpu}`;
     lines.push(`${store.store}: ${seed}: ${Object.entries(store.seed.phases).map(([phase, seconds]) => `${phase} ${seconds} s`).join(', ')}`);
   }
   for (const [store, why] of Object.entries(results.skipped)) lines.push(`${store}: SKIPPED (${why})`);

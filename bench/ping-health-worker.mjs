@@ -1,7 +1,9 @@
 // The scale benchmark's /health pinger, in a worker thread of its own so that the driver's JSON
 // parsing never delays a ping: one GET /health every `periodMs` over its own keep-alive
 // connection, never two at once. On 'take' it answers with the slowest ping since the previous
-// 'take' (counting one still in flight by how long it has waited so far) and starts a new window.
+// 'take' (counting one still in flight by how long it has waited so far) and starts a new window;
+// a window with no ping answered yet (a read of 2 ms) waits for the next answer, so that every
+// window has at least one.
 import { Agent, request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -12,6 +14,16 @@ let pings = 0;
 let failures = 0;
 let sentAt = null;
 let stopped = false;
+let taking = false;
+
+function answerTake() {
+  const inFlightMs = sentAt === null ? 0 : performance.now() - sentAt;
+  parentPort.postMessage({ worstMs: Math.max(worstMs, inFlightMs), pings, failures });
+  worstMs = 0;
+  pings = 0;
+  failures = 0;
+  taking = false;
+}
 
 function ping() {
   return new Promise((resolve) => {
@@ -33,6 +45,7 @@ async function loop() {
     worstMs = Math.max(worstMs, tookMs);
     pings += 1;
     if (!ok) failures += 1;
+    if (taking) answerTake();
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, periodMs - tookMs)));
   }
   agent.destroy();
@@ -40,11 +53,8 @@ async function loop() {
 
 parentPort.on('message', (message) => {
   if (message === 'take') {
-    const inFlightMs = sentAt === null ? 0 : performance.now() - sentAt;
-    parentPort.postMessage({ worstMs: Math.max(worstMs, inFlightMs), pings, failures });
-    worstMs = 0;
-    pings = 0;
-    failures = 0;
+    taking = true;
+    if (pings > 0) answerTake();
   } else if (message === 'stop') {
     stopped = true;
     parentPort.close();

@@ -20,7 +20,7 @@ export interface ScaleReadResult extends ReadTiming {
 export interface ScaleStoreResult {
   store: ScaleLocation['dialect'];
   database: string;
-  seed: { reused: boolean; seededAt: string; seconds: number; phases: Record<string, number> };
+  seed: { reused: boolean; seededAt: string; seconds: number; cpuSeconds: number | null; phases: Record<string, number> };
   reads: ScaleReadResult[];
   goals: {
     readsP99: { limitMs: number; pass: boolean; failing: string[] };
@@ -128,7 +128,7 @@ function judge(location: ScaleLocation, marker: SeedMarker, reused: boolean, tim
   return {
     store: location.dialect,
     database: describeLocation(location),
-    seed: { reused, seededAt: marker.seededAt, seconds: marker.seed.seconds, phases: marker.seed.phases },
+    seed: { reused, seededAt: marker.seededAt, seconds: marker.seed.seconds, cpuSeconds: marker.seed.cpuSeconds ?? null, phases: marker.seed.phases },
     reads,
     goals: {
       readsP99: { limitMs: scaleGoals.readP99Ms, pass: reads.every((read) => read.pass), failing: reads.filter((read) => !read.pass).map((read) => read.name) },

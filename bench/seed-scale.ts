@@ -5,6 +5,8 @@ import { insertAccountsSql, insertKeysSql, insertRequestsSql, insertRollupsSql, 
 /** Where the seconds of one seed went (each phase, and the whole). */
 export interface SeedTimes {
   seconds: number;
+  /** CPU seconds of the process that did the work (null when it cannot be read, e.g. a remote PostgreSQL): on a shared machine wall time mostly waits. */
+  cpuSeconds: number | null;
   phases: Record<string, number>;
 }
 
@@ -19,6 +21,7 @@ const chunkRows = 500_000;
  */
 export async function seedScale(db: ScaleDatabase, shape: ScaleShape, anchor: ScaleAnchor, say: (line: string) => void): Promise<SeedTimes> {
   const started = performance.now();
+  const cpuBefore = db.cpuMicros();
   const phases: Record<string, number> = {};
   const phase = async (name: string, work: () => Promise<void>) => {
     const at = performance.now();
@@ -41,7 +44,9 @@ export async function seedScale(db: ScaleDatabase, shape: ScaleShape, anchor: Sc
   // What a long-lived table has anyway: planner statistics (and on PostgreSQL a visibility map).
   await phase('analyze', () => db.run(db.dialect === 'sqlite' ? 'analyze' : `vacuum analyze ${seededTables.join(', ')}`));
   if (db.dialect === 'sqlite') await db.run('pragma journal_mode = wal');
-  return { seconds: Math.round((performance.now() - started) / 100) / 10, phases };
+  const cpuAfter = db.cpuMicros();
+  const cpuSeconds = cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / 100_000) / 10;
+  return { seconds: Math.round((performance.now() - started) / 100) / 10, cpuSeconds, phases };
 }
 
 async function insertChunks(db: ScaleDatabase, total: number, statement: (from: number, to: number) => string, label: string, say: (line: string) => void): Promise<void> {

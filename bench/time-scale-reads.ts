@@ -56,16 +56,15 @@ export interface TimingSettings {
 export async function timeScaleReads(origin: string, tokens: Record<Caller, string>, reads: ScaleRead[], settings: TimingSettings, say: (line: string) => void): Promise<ReadTiming[]> {
   const client = new Client(origin, { pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
   const pinger = new Worker(new URL('./ping-health-worker.mjs', import.meta.url), { workerData: { url: `${origin}/health`, periodMs: 5 } });
-  const get = async (caller: Caller, url: string): Promise<{ ms: number; text: string }> => {
+  const get = async (caller: Caller, url: string): Promise<{ ms: number; status: number; text: string }> => {
     const started = performance.now();
     const response = await client.request({ method: 'GET', path: url, headers: { authorization: `Bearer ${tokens[caller]}` } });
     const text = await response.body.text();
-    const ms = performance.now() - started;
-    if (response.statusCode !== 200) throw new Error(`GET ${url} (${caller}): ${response.statusCode} ${text.slice(0, 300)}`);
-    return { ms, text };
+    return { ms: performance.now() - started, status: response.statusCode, text };
   };
   const call = async (caller: Caller, url: string): Promise<{ ms: number; body: ListBody }> => {
-    const { ms, text } = await get(caller, url);
+    const { ms, status, text } = await get(caller, url);
+    if (status !== 200) throw new Error(`GET ${url} (${caller}): ${describeFailure(status, text)}`);
     return { ms, body: JSON.parse(text) as ListBody };
   };
   const takePings = () =>
@@ -80,9 +79,15 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
     for (const read of reads) {
       const next = (body: ListBody, url: string) => withCursor(url, body.next_cursor ?? null, read.name);
       let url = read.url;
-      for (let page = 0; page < (read.after ?? 0); page += 1) url = next((await call(read.caller, url)).body, read.url);
+      try {
+        for (let page = 0; page < (read.after ?? 0); page += 1) url = next((await call(read.caller, url)).body, read.url);
+      } catch (error) {
+        results.push(summarize(read, [], { data: [] }, { worstMs: Number.NaN, pings: 0 }, null, `could not reach the page: ${(error as Error).message}`));
+        say(`  ${read.name.padEnd(36)} WRONG: ${results[results.length - 1].problem}`);
+        continue;
+      }
       // One unmeasured call: connections, plans and caches warm, as in a server that has run a while.
-      if (read.mode !== 'walk') await call(read.caller, url);
+      if (read.mode !== 'walk') await get(read.caller, url);
       await takeLoop();
       await takePings();
       const samples: number[] = [];
@@ -92,9 +97,15 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
       const wanted = read.mode === 'walk' ? (read.pages ?? 40) : settings.calls;
       while (samples.length < wanted) {
         if (read.mode !== 'walk' && samples.length >= settings.minCalls && performance.now() - started > settings.readSeconds * 1000) break;
-        const answer = await call(read.caller, url);
+        const answer = await get(read.caller, url);
+        // A refused call (a statement timeout, say) is what its caller waited for: timed, and the read fails.
         samples.push(answer.ms);
-        body = answer.body;
+        if (answer.status !== 200) {
+          problem ??= describeFailure(answer.status, answer.text);
+          if (read.mode === 'walk') break;
+          continue;
+        }
+        body = JSON.parse(answer.text) as ListBody;
         problem ??= read.check?.(body) ?? null;
         if (read.mode === 'walk' && samples.length < wanted) url = next(body, read.url);
       }
@@ -110,6 +121,10 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
     await pinger.terminate();
     await client.close();
   }
+}
+
+function describeFailure(status: number, text: string): string {
+  return `HTTP ${status}: ${text.slice(0, 200)}`;
 }
 
 function withCursor(url: string, cursor: string | null, name: string): string {
