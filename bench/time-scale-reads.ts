@@ -123,8 +123,13 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
   }
 }
 
+/** `HTTP 503 service_unavailable`: the status and the error envelope's code (or the body's start). */
 function describeFailure(status: number, text: string): string {
-  return `HTTP ${status}: ${text.slice(0, 200)}`;
+  try {
+    return `HTTP ${status} ${(JSON.parse(text) as { error: { code: string } }).error.code}`;
+  } catch {
+    return `HTTP ${status} ${text.slice(0, 80)}`;
+  }
 }
 
 function withCursor(url: string, cursor: string | null, name: string): string {
