@@ -21,7 +21,7 @@ const cell = (value: number | null) => (value === null ? '–' : value.toFixed(1
 /** The Markdown table of one run: a row per read, both stores side by side, with each goal's verdict. */
 export function formatScaleTable(results: ScaleResults): string {
   const stores = results.stores;
-  const head = ['read', ...stores.flatMap((store) => [`${store.store} p50 / p99 ms`, `${store.store} worst /health ms`, `${store.store}`])];
+  const head = ['read', ...stores.flatMap((store) => [`${store.store} p50 / p99 ms`, `${store.store} /health median / worst ms`, `${store.store}`])];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   const names = [...new Set(stores.flatMap((store) => store.reads.map((read) => read.name)))];
   for (const name of names) {
@@ -29,7 +29,7 @@ export function formatScaleTable(results: ScaleResults): string {
       const read = store.reads.find((candidate) => candidate.name === name);
       if (!read) return ['–', '–', '–'];
       const verdict = read.problem ? `FAIL (wrong: ${read.problem})` : read.pass ? 'pass' : 'FAIL';
-      return [`${cell(read.p50Ms)} / ${cell(read.p99Ms)}`, cell(read.worstHealthMs), verdict];
+      return [`${cell(read.p50Ms)} / ${cell(read.p99Ms)}`, `${cell(read.medianHealthMs)} / ${cell(read.worstHealthMs)}`, verdict];
     });
     lines.push(`| ${name} | ${cells.join(' | ')} |`);
   }

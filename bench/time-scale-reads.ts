@@ -37,6 +37,8 @@ export interface ReadTiming {
   rows: number;
   /** The slowest /health ping while this read ran (the server's event loop as a client sees it). */
   worstHealthMs: number;
+  /** The median /health ping meanwhile: what a trivial request took, the machine's own load in it. */
+  medianHealthMs: number;
   healthPings: number;
   /** The server's own `switchyard_event_loop_delay_max_seconds` / `…_busy_max_seconds` over the read, in ms. */
   loopDelayMaxMs: number | null;
@@ -68,7 +70,7 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
     return { ms, body: JSON.parse(text) as ListBody };
   };
   const takePings = () =>
-    new Promise<{ worstMs: number; pings: number }>((resolve) => {
+    new Promise<{ worstMs: number; medianMs: number; pings: number }>((resolve) => {
       pinger.once('message', resolve);
       pinger.postMessage('take');
     });
@@ -82,7 +84,7 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
       try {
         for (let page = 0; page < (read.after ?? 0); page += 1) url = next((await call(read.caller, url)).body, read.url);
       } catch (error) {
-        results.push(summarize(read, [], { data: [] }, { worstMs: Number.NaN, pings: 0 }, null, `could not reach the page: ${(error as Error).message}`));
+        results.push(summarize(read, [], { data: [] }, { worstMs: Number.NaN, medianMs: Number.NaN, pings: 0 }, null, `could not reach the page: ${(error as Error).message}`));
         say(`  ${read.name.padEnd(36)} WRONG: ${results[results.length - 1].problem}`);
         continue;
       }
@@ -113,7 +115,7 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
       const loop = await takeLoop();
       const timing = summarize(read, samples, body, pings, loop, problem);
       results.push(timing);
-      say(`  ${read.name.padEnd(36)} p50 ${fixed(timing.p50Ms)}  p99 ${fixed(timing.p99Ms)} ms  /health worst ${fixed(timing.worstHealthMs)} ms  (${timing.calls} calls, ${timing.rows} rows)${problem ? `  WRONG: ${problem}` : ''}`);
+      say(`  ${read.name.padEnd(36)} p50 ${fixed(timing.p50Ms)}  p99 ${fixed(timing.p99Ms)} ms  /health median ${fixed(timing.medianHealthMs)} worst ${fixed(timing.worstHealthMs)} ms  (${timing.calls} calls, ${timing.rows} rows)${problem ? `  WRONG: ${problem}` : ''}`);
     }
     return results;
   } finally {
@@ -145,7 +147,7 @@ function readLoopMetrics(text: string | null): { delayMs: number; busyMs: number
   return Number.isNaN(delayMs) ? null : { delayMs, busyMs: value('switchyard_event_loop_busy_max_seconds') };
 }
 
-function summarize(read: ScaleRead, samples: number[], body: ListBody, pings: { worstMs: number; pings: number }, loop: { delayMs: number; busyMs: number } | null, problem: string | null): ReadTiming {
+function summarize(read: ScaleRead, samples: number[], body: ListBody, pings: { worstMs: number; medianMs: number; pings: number }, loop: { delayMs: number; busyMs: number } | null, problem: string | null): ReadTiming {
   const sorted = [...samples].sort((left, right) => left - right);
   const at = (quantile: number) => round(sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * quantile) - 1)]);
   const data = body.data as unknown[] | { by_day?: unknown[] };
@@ -159,6 +161,7 @@ function summarize(read: ScaleRead, samples: number[], body: ListBody, pings: { 
     maxMs: round(sorted[sorted.length - 1]),
     rows: Array.isArray(data) ? data.length : (data.by_day?.length ?? 1),
     worstHealthMs: round(pings.worstMs),
+    medianHealthMs: round(pings.medianMs),
     healthPings: pings.pings,
     loopDelayMaxMs: loop ? round(loop.delayMs) : null,
     loopBusyMaxMs: loop ? round(loop.busyMs) : null,
