@@ -39,7 +39,11 @@ export async function seedScale(db: ScaleDatabase, shape: ScaleShape, anchor: Sc
   await phase(`usage rollups (${rollups.toLocaleString('en')})`, () => insertChunks(db, rollups, (from, to) => insertRollupsSql(db.dialect, shape, anchor, from, to), 'rollups', say));
   await phase(`request log (${shape.requestRows.toLocaleString('en')})`, () => insertChunks(db, shape.requestRows, (from, to) => insertRequestsSql(db.dialect, shape, anchor, from, to), 'requests', say));
   await phase(`indexes (${indexes.length})`, async () => {
-    for (const index of indexes) await db.run(index.sql);
+    for (const [position, index] of indexes.entries()) {
+      const at = performance.now();
+      await db.run(index.sql);
+      say(`    index ${position + 1} of ${indexes.length}: ${index.name}, ${((performance.now() - at) / 1000).toFixed(0)} s`);
+    }
   });
   // What a long-lived table has anyway: planner statistics (and on PostgreSQL a visibility map).
   await phase('analyze', () => db.run(db.dialect === 'sqlite' ? 'analyze' : `vacuum analyze ${seededTables.join(', ')}`));
