@@ -25,6 +25,7 @@ const USAGE = `npm run bench:scale -- [options]
   --calls N             calls per read (default 100; a page walk is its pages)
   --read-seconds S      stop a read after S seconds once it has --min-calls (default 20)
   --min-calls N         (default 5)
+  --call-timeout S      abandon a call after S seconds; it fails its read (default 60)
   --sqlite-path FILE    the SQLite cache (default <tmp>/switchyard-scale/<shape>.db)
   --postgres-url URL    (default BENCH_DATABASE_URL)
   --schema NAME         the PostgreSQL cache schema (default bench_scale_<shape>)
@@ -49,6 +50,7 @@ function readOptions() {
       calls: { type: 'string', default: '100' },
       'read-seconds': { type: 'string', default: '20' },
       'min-calls': { type: 'string', default: '5' },
+      'call-timeout': { type: 'string', default: '60' },
       'sqlite-path': { type: 'string' },
       'postgres-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? '' },
       schema: { type: 'string' },
@@ -76,7 +78,7 @@ function readOptions() {
     if (store === 'postgres') return { dialect: 'postgres', postgresUrl: values['postgres-url'] || undefined, schema: values.schema ?? `bench_scale_${tag}` };
     throw new Error(`unknown store '${store}' (sqlite, postgres)`);
   });
-  const timing = { calls: whole('calls', values.calls), readSeconds: whole('read-seconds', values['read-seconds']), minCalls: whole('min-calls', values['min-calls']) };
+  const timing = { calls: whole('calls', values.calls), readSeconds: whole('read-seconds', values['read-seconds']), minCalls: whole('min-calls', values['min-calls']), callTimeoutSeconds: whole('call-timeout', values['call-timeout']) };
   return { shape, locations, timing, reseed: values.reseed, out: values.out };
 }
 

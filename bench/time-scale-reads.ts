@@ -52,18 +52,27 @@ export interface TimingSettings {
   /** A read stops after this long (with at least `minCalls` calls): a 3 s read is not called 100 times. */
   readSeconds: number;
   minCalls: number;
+  /** A call not answered within this long is abandoned and fails its read (a SQLite year report under load took minutes). */
+  callTimeoutSeconds: number;
 }
 
 /** Times `reads` one after another against `origin`, with /health pinged every 5 ms alongside. */
 export async function timeScaleReads(origin: string, tokens: Record<Caller, string>, reads: ScaleRead[], settings: TimingSettings, say: (line: string) => void): Promise<ReadTiming[]> {
-  const client = new Client(origin, { pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const client = new Client(origin, { pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   const pinger = new Worker(new URL('./ping-health-worker.mjs', import.meta.url), { workerData: { url: `${origin}/health`, periodMs: 5 } });
-  const get = async (caller: Caller, url: string): Promise<{ ms: number; status: number; text: string }> => {
+  // Status 0: no answer within the call timeout (the call is abandoned; the server may still be at it).
+  const get = async (caller: Caller, url: string, timeoutMs = settings.callTimeoutSeconds * 1000): Promise<{ ms: number; status: number; text: string }> => {
     const started = performance.now();
-    const response = await client.request({ method: 'GET', path: url, headers: { authorization: `Bearer ${tokens[caller]}` } });
-    const text = await response.body.text();
-    return { ms: performance.now() - started, status: response.statusCode, text };
+    try {
+      const response = await client.request({ method: 'GET', path: url, headers: { authorization: `Bearer ${tokens[caller]}` }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const text = await response.body.text();
+      return { ms: performance.now() - started, status: response.statusCode, text };
+    } catch (error) {
+      return { ms: performance.now() - started, status: 0, text: `no answer within ${settings.callTimeoutSeconds} s (${(error as Error).message})` };
+    }
   };
+  // After an abandoned call, the next read waits until the server answers again, so it does not time the leftover.
+  const waitForServer = () => get('admin', '/health', 3_600_000);
   const call = async (caller: Caller, url: string): Promise<{ ms: number; body: ListBody }> => {
     const { ms, status, text } = await get(caller, url);
     if (status !== 200) throw new Error(`GET ${url} (${caller}): ${describeFailure(status, text)}`);
@@ -89,7 +98,13 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
         continue;
       }
       // One unmeasured call: connections, plans and caches warm, as in a server that has run a while.
-      if (read.mode !== 'walk') await get(read.caller, url);
+      const warm = read.mode === 'walk' ? null : await get(read.caller, url);
+      if (warm?.status === 0) {
+        results.push(summarize(read, [warm.ms], { data: [] }, await takePings(), await takeLoop(), warm.text));
+        say(`  ${read.name.padEnd(36)} WRONG: ${warm.text}`);
+        await waitForServer();
+        continue;
+      }
       await takeLoop();
       await takePings();
       const samples: number[] = [];
@@ -102,6 +117,11 @@ export async function timeScaleReads(origin: string, tokens: Record<Caller, stri
         const answer = await get(read.caller, url);
         // A refused call (a statement timeout, say) is what its caller waited for: timed, and the read fails.
         samples.push(answer.ms);
+        if (answer.status === 0) {
+          problem ??= answer.text;
+          await waitForServer();
+          break;
+        }
         if (answer.status !== 200) {
           problem ??= describeFailure(answer.status, answer.text);
           if (read.mode === 'walk') break;

@@ -27,7 +27,7 @@ describe.each(testDatabases())('npm run bench:scale on $name (tiny scale)', ({ n
   it('seeds once, times every read through the API with right answers, and judges each goal', async () => {
     directory = await mkdtemp(join(tmpdir(), 'scale-bench-test-'));
     location = name === 'sqlite' ? { dialect: 'sqlite', sqlitePath: join(directory, 'scale.db') } : { dialect: 'postgres', postgresUrl: url, schema: uniqueSchemaName() };
-    const results = await measureScale({ root, shape, locations: [location], reseed: false, timing: { calls: 3, readSeconds: 20, minCalls: 1 }, say: quiet });
+    const results = await measureScale({ root, shape, locations: [location], reseed: false, timing: { calls: 3, readSeconds: 20, minCalls: 1, callTimeoutSeconds: 120 }, say: quiet });
 
     expect(results.stores).toHaveLength(1);
     const [store] = results.stores;
