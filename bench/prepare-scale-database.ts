@@ -55,7 +55,9 @@ export async function prepareScaleDatabase(root: string, location: ScaleLocation
   if (found && found.version === seedVersion && JSON.stringify(found.shape) === JSON.stringify(shape)) return { marker: found, reused: true };
   await wipe(location);
   options.say(`${location.dialect}: seeding ${describeLocation(location)} (nice 10)…`);
-  const environment = childEnvironment(databaseEnvironment(location));
+  // The CLI's migrations list every schema's tables: on a shared server next to 10M-row seeds that
+  // can outlast the request-path statement timeout, which is not what is measured here.
+  const environment = childEnvironment({ ...databaseEnvironment(location), SWITCHYARD_PG_STATEMENT_TIMEOUT_MS: '120000' });
   const cli = async (args: string[]) => {
     const { stdout } = await execFileAsync(process.execPath, [join(root, 'bin', 'switchyard.js'), 'admin', ...args], { cwd: root, env: environment, timeout: 300_000 });
     return JSON.parse(stdout) as { data: { id: string } & Record<string, unknown>; key: string };
