@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../create-store.js';
 import type { Database } from '../database.js';
 import { yieldToEventLoop } from '../run-in-batches.js';
+import { estimateAccountsContaining, readNameStatistics } from './read-name-statistics.js';
 
 /**
  * The operator's account search (docs/api-decisions.md, "Account search"), the same rule on both
@@ -19,6 +20,7 @@ export interface SearchOptions {
   /** Tests only: smaller than the defaults below, to cross the thresholds with few accounts. */
   candidateCap?: number;
   scanWindow?: number;
+  rareTrigramAccounts?: number;
 }
 
 export async function searchAccountIds(db: Kysely<Database>, dialect: Dialect, search: string, options: SearchOptions): Promise<string[]> {
@@ -56,34 +58,73 @@ async function listWholeNameMatches(db: Kysely<Database>, dialect: Dialect, fold
 }
 
 async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: string, options: SearchOptions): Promise<string[]> {
-  const pattern = `%${folded.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-  const matches = sql<SqlBool>`${foldedName(dialect)} like ${pattern} escape '\\'`;
-  // pg_trgm takes its trigrams from runs of letters and digits only; a query without three in a
-  // row gives it none to look up, and its index would read every row.
-  const indexable = dialect === 'sqlite' || /[\p{L}\p{N}]{3}/u.test(folded);
-  if (indexable) {
-    const page = await readIndexedPage(db, dialect, folded, matches, options);
+  const matches = sql<SqlBool>`${foldedName(dialect)} like ${likePattern(folded)} escape '\\'`;
+  const lookup = dialect === 'sqlite' ? matches : await choosePostgresLookup(db, folded, options);
+  if (lookup !== 'scan') {
+    const page = await readIndexedPage(db, dialect, folded, lookup, options);
     if (page) return page;
   }
   return scanForMatches(db, matches, options);
 }
 
+/** `text` anywhere in a LIKE pattern, its `%`, `_` and `\` plain characters. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/**
+ * A trigram's candidates are read in a few milliseconds while its posting list is at most this
+ * long (docs/deployment.md, "Account search"); 2% of the accounts at 1M.
+ */
+const rareTrigramAccounts = 20_000;
+
+/**
+ * What pg_trgm is asked for a text. Its bitmap scan reads the posting list of every trigram of
+ * the pattern in full, so an e-mail, whose `exa`, `com` or first name a tenth of the accounts
+ * share, cost 100+ ms even when it matched one account. So the index is asked for the rare
+ * trigrams of the text only, as PostgreSQL's own statistics of the names estimate them (ANALYZE's
+ * sample, `read-name-statistics.ts`); every rare one, not only the rarest, because each narrows
+ * the candidates whose rows must be read (two rare trigrams of `50001` left 120 rows to read,
+ * three left one), and the rule is checked on those few candidates with
+ * `strpos`, which no index serves, so the planner cannot add the common trigrams back. A text
+ * whose every trigram is common and which the statistics say matches more accounts than a page
+ * may read from the index goes straight to the windowed scan, without reading the posting lists
+ * first. Without statistics (a table never analyzed) or without a trigram of ASCII letters and
+ * digits (whose pg_trgm reading is the same in every locale), the whole pattern as before; a text
+ * without three letters or digits in a row gives pg_trgm nothing to look up (its index would read
+ * every row), and takes the windowed scan.
+ */
+async function choosePostgresLookup(db: Kysely<Database>, folded: string, options: SearchOptions): Promise<Condition | 'scan'> {
+  if (!/[\p{L}\p{N}]{3}/u.test(folded)) return 'scan';
+  const name = foldedName('postgres');
+  const whole = sql<SqlBool>`${name} like ${likePattern(folded)} escape '\\'`;
+  const pieces = new Set<string>();
+  for (let at = 0; at + 3 <= folded.length; at += 1) if (/^[a-z0-9]{3}$/.test(folded.slice(at, at + 3))) pieces.add(folded.slice(at, at + 3));
+  const statistics = pieces.size > 0 ? await readNameStatistics(db) : undefined;
+  if (!statistics) return whole;
+  const rare = [...pieces].filter((piece) => estimateAccountsContaining(statistics, piece) <= (options.rareTrigramAccounts ?? rareTrigramAccounts));
+  if (rare.length === 0) return estimateAccountsContaining(statistics, folded) > (options.candidateCap ?? candidateCap) ? 'scan' : whole;
+  const trigrams = rare.map((piece) => sql<SqlBool>`${name} like ${`%${piece}%`}`);
+  return sql<SqlBool>`${sql.join(trigrams, sql` and `)} and strpos(${name}, ${folded}) > 0`;
+}
+
 /**
  * One statement: the candidates the trigram index offers (at most `cap + 1`, so the work is
  * bounded), and the page among them. On SQLite the FTS5 table offers rowids that the rule then
- * checks; on PostgreSQL pg_trgm's bitmap scan rechecks its candidates itself, and the cursor
- * bounds them. Undefined when the index offers more than `cap`: the query is too common for it.
+ * checks; on PostgreSQL `lookup` (see `choosePostgresLookup`) is both the index condition and
+ * the rule, and the cursor bounds the candidates. Undefined when the index offers more than
+ * `cap`: the query is too common for it.
  */
-async function readIndexedPage(db: Kysely<Database>, dialect: Dialect, folded: string, matches: Condition, options: SearchOptions): Promise<string[] | undefined> {
+async function readIndexedPage(db: Kysely<Database>, dialect: Dialect, folded: string, lookup: Condition, options: SearchOptions): Promise<string[] | undefined> {
   const cap = options.candidateCap ?? candidateCap;
   const below = options.cursor === undefined ? sql`` : sql`and accounts.id < ${options.cursor}`;
   const candidates =
     dialect === 'sqlite'
       ? sql`select rowid as candidate from accounts_search where accounts_search match ${ftsPhrase(folded)} limit ${cap + 1}`
-      : sql`select accounts.id as candidate from accounts where ${matches} ${below} limit ${cap + 1}`;
+      : sql`select accounts.id as candidate from accounts where ${lookup} ${below} limit ${cap + 1}`;
   const page =
     dialect === 'sqlite'
-      ? sql`select accounts.id from accounts where accounts.rowid in (select candidate from candidates) and ${matches} ${below} order by accounts.id desc limit ${options.limit}`
+      ? sql`select accounts.id from accounts where accounts.rowid in (select candidate from candidates) and ${lookup} ${below} order by accounts.id desc limit ${options.limit}`
       : sql`select candidate as id from candidates order by candidate desc limit ${options.limit}`;
   const result = await sql<{ offered: number | bigint | string; id: string | null }>`
     with candidates as materialized (${candidates}), offered as (select count(*) as n from candidates)
