@@ -76,24 +76,33 @@ export async function sumUsage(
 ): Promise<UsageSum[]> {
   let query = db
     .selectFrom('usage_rollups')
-    .select([
-      sql.ref<string>(grouping).as('group'),
-      // PostgreSQL sums bigint into numeric (a string through pg); SQLite into an integer.
-      sql<string | bigint>`sum(requests)`.as('requests'),
-      sql<string | bigint>`sum(prompt_tokens)`.as('prompt_tokens'),
-      sql<string | bigint>`sum(completion_tokens)`.as('completion_tokens'),
-      sql<string | bigint>`sum(cost)`.as('cost'),
-    ])
+    .select([sql.ref<string>(grouping).as('group'), ...summedCounts()])
     .where('account_id', '=', filter.accountId)
     .where('day', '>=', filter.from)
     .where('day', '<=', filter.to);
   if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
   const rows = await query.groupBy(grouping).execute();
-  return rows.map((row) => ({
+  return rows.map(toUsageSum);
+}
+
+/** The sums a usage query selects. PostgreSQL sums bigint into numeric (a string through pg); SQLite into an integer. */
+export function summedCounts() {
+  return [
+    sql<string | bigint>`sum(requests)`.as('requests'),
+    sql<string | bigint>`sum(prompt_tokens)`.as('prompt_tokens'),
+    sql<string | bigint>`sum(completion_tokens)`.as('completion_tokens'),
+    sql<string | bigint>`sum(cost)`.as('cost'),
+  ];
+}
+
+type SummedRow = { group: string; requests: string | bigint; prompt_tokens: string | bigint; completion_tokens: string | bigint; cost: string | bigint };
+
+export function toUsageSum(row: SummedRow): UsageSum {
+  return {
     group: row.group,
     requests: toNumber(toBigInt(row.requests)),
     promptTokens: toBigInt(row.prompt_tokens),
     completionTokens: toBigInt(row.completion_tokens),
     cost: toBigInt(row.cost),
-  }));
+  };
 }

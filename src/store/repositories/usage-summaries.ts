@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
-import { toBigInt, toNumber } from '../convert.js';
 import { coverDays, type Grain, type UsageSummaryDelta } from '../summarize-usage.js';
-import type { UsageSum } from './usage-rollups.js';
+import { summedCounts, toUsageSum, type UsageSum } from './usage-rollups.js';
 
 const rowsPerStatement = 500;
 
@@ -57,13 +56,7 @@ export type SummaryGrouping = keyof typeof dimensions;
  */
 export async function sumUsageSummaries(db: Kysely<Database>, filter: SummaryFilter, grouping: SummaryGrouping): Promise<UsageSum[]> {
   const rows = await selectUsageSummaries(db, filter, grouping).execute();
-  return rows.map((row) => ({
-    group: row.group,
-    requests: toNumber(toBigInt(row.requests)),
-    promptTokens: toBigInt(row.prompt_tokens),
-    completionTokens: toBigInt(row.completion_tokens),
-    cost: toBigInt(row.cost),
-  }));
+  return rows.map(toUsageSum);
 }
 
 export interface SummaryFilter {
@@ -79,14 +72,7 @@ export function selectUsageSummaries(db: Kysely<Database>, filter: SummaryFilter
   const column = grouping === 'day' ? 'period' : 'value';
   return db
     .selectFrom('usage_summaries')
-    .select([
-      sql.ref<string>(column).as('group'),
-      // PostgreSQL sums bigint into numeric (a string through pg); SQLite into an integer.
-      sql<string | bigint>`sum(requests)`.as('requests'),
-      sql<string | bigint>`sum(prompt_tokens)`.as('prompt_tokens'),
-      sql<string | bigint>`sum(completion_tokens)`.as('completion_tokens'),
-      sql<string | bigint>`sum(cost)`.as('cost'),
-    ])
+    .select([sql.ref<string>(column).as('group'), ...summedCounts()])
     .where('account_id', '=', filter.accountId)
     .where((eb) => eb.or(runs.map((run) => eb.and([eb('dimension', '=', byGrain[run.grain]!), eb('period', '>=', run.first), eb('period', '<=', run.last)]))))
     .groupBy(column);
