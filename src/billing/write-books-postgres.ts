@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { applyBooks, applyCoveredBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
 import { toRequestJsonRow } from '../store/repositories/requests.js';
 import { mapPacked } from '../core/map-packed.js';
+import { summarizeUsage, summarizeUsageByRollup } from '../store/summarize-usage.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction.
@@ -99,11 +100,14 @@ async function inBooksTransaction<T>(
  * writes the batch by the general path, in a transaction of its own.
  */
 async function writeCoveredBooks(run: PostgresRun, batch: BooksBatch, covered: CoveredBatch, commit: () => Promise<unknown>): Promise<BookOutcome[] | undefined> {
+  const { summaries, summaryOf } = summarizeUsageByRollup(covered.rollups);
   // applyCoveredBooks sends its statement before it first awaits: the commit goes out behind it.
   const applied = applyCoveredBooks(run, {
     rows: mapPacked(covered.rows, toRequestJsonRow),
     settlements: covered.settlements,
     rollups: covered.rollups,
+    summaries,
+    summaryOf,
     rollupOf: covered.rollupOf,
     rowUsage: covered.rows,
     createdAt: batch.createdAt,
@@ -170,6 +174,7 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit
   const allocations = new Map<number, Allocation>(indexes.map((index, position) => [index, allocated[position]]));
   const summary = summarizeCharges(plan, allocations, batch.items, batch);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
+  const rollups = rollUpRequests(mapPacked(logged, (row) => row.record));
   // applyBooks sends its statement before it first awaits: a commit asked for now goes out behind it.
   const applied = applyBooks(run, {
     accounts: summary.accounts,
@@ -179,7 +184,8 @@ export async function writeBooksWith(run: PostgresRun, batch: BooksBatch, commit
       logged.filter((row) => row.cost !== row.original),
       (row) => ({ id: row.record.id, cost: row.cost }),
     ),
-    rollups: rollUpRequests(mapPacked(logged, (row) => row.record)),
+    rollups,
+    summaries: summarizeUsage(rollups),
   });
   await (commit ? Promise.all([applied, commit()]) : applied);
   return mapPacked(batch.items, (item, index): BookOutcome => {

@@ -6,6 +6,7 @@ import { prepareBooksStatements, type BooksStatements } from '../store/repositor
 import type { TakenRow } from '../store/repositories/book-rows.js';
 import { toRequestRow } from '../store/repositories/requests.js';
 import { mapPacked } from '../core/map-packed.js';
+import { summarizeUsage } from '../store/summarize-usage.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one SQLite transaction, with
@@ -51,7 +52,9 @@ export function writeBooksWithStatements(statements: BooksStatements, batch: Boo
   for (const entry of summary.entries) statements.insertLedgerEntry(entry);
   const logged = chargedRows(batch.items, rows, fresh, allocations);
   for (const row of logged) if (row.cost !== row.original) statements.setRequestCost(row.record.id, row.record.cost);
-  for (const delta of rollUpRequests(mapPacked(logged, (row) => row.record))) statements.addRollup(delta);
+  const rollups = rollUpRequests(mapPacked(logged, (row) => row.record));
+  for (const delta of rollups) statements.addRollup(delta);
+  for (const delta of summarizeUsage(rollups)) statements.addSummary(delta);
   return mapPacked(batch.items, (item, index): BookOutcome => {
     const allocation = allocations.get(index);
     if (allocation) return { charged: allocation.charged, uncollected: allocation.uncollected, applied: true };

@@ -13,6 +13,7 @@ export interface Database {
   reservations: ReservationsTable;
   requests: RequestsTable;
   usage_rollups: UsageRollupsTable;
+  usage_summaries: UsageSummariesTable;
   default_providers: DefaultProvidersTable;
   messenger_links: MessengerLinksTable;
   link_codes: LinkCodesTable;
@@ -120,6 +121,18 @@ export interface UsageRollupsTable {
   key_id: string;
   model: string;
   provider: string;
+  requests: Int;
+  prompt_tokens: bigint;
+  completion_tokens: bigint;
+  cost: bigint;
+}
+
+/** The report's summaries beside the rollups (`store/summarize-usage.ts`). */
+export interface UsageSummariesTable {
+  account_id: string;
+  dimension: string;
+  period: string;
+  value: string;
   requests: Int;
   prompt_tokens: bigint;
   completion_tokens: bigint;

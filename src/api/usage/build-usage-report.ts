@@ -1,16 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/database.js';
-import { sumUsage } from '../../store/repositories/usage-rollups.js';
+import { sumUsage, type UsageSum } from '../../store/repositories/usage-rollups.js';
+import { sumUsageSummaries, type SummaryGrouping } from '../../store/repositories/usage-summaries.js';
 import { dayMs, decodeDayRange, formatUtcDay, startOfUtcDay } from '../shared/decode-date-range.js';
-import { encodeUsageRow, encodeUsageRows, totalOf } from './encode-usage.js';
+import { encodeKeyRows, encodeUsageRow, encodeUsageRows, totalOf } from './encode-usage.js';
 
 const defaultDays = 30;
 const maxDays = 366;
 
 /**
- * The `/usage` answer (docs/api-decisions.md §5) for one account, optionally one key, over `?from=&to=`
- * (default: the last 30 UTC days up to today). Read from the daily rollups only. Shared by
- * `GET /v1/usage`, the admin API and the CLI so that all three report the same figures.
+ * The `/usage` answer (docs/api-decisions.md §5, docs/usage-reports.md) for one account,
+ * optionally one key, over `?from=&to=` (default: the last 30 UTC days up to today). The
+ * account's report is read from the summaries, whose rows grow with the days and the answer, not
+ * with keys × models × days; one key's from its own detailed rollups (days × its models ×
+ * providers, whatever the account's size). Shared by `GET /v1/usage`, the admin API and the CLI
+ * so that all three report the same figures.
  */
 export async function buildUsageReport(
   db: Kysely<Database>,
@@ -20,17 +24,14 @@ export async function buildUsageReport(
   const today = startOfUtcDay(scope.nowMs);
   const range = decodeDayRange(query, { to: today, from: (toMs) => toMs - (defaultDays - 1) * dayMs }, maxDays);
   const filter = { accountId: scope.accountId, keyId: scope.keyId, from: formatUtcDay(range.startMs), to: formatUtcDay(range.endMs - dayMs) };
-  const [byDay, byModel, byProvider, byKey] = await Promise.all([
-    sumUsage(db, filter, 'day'),
-    sumUsage(db, filter, 'model'),
-    sumUsage(db, filter, 'provider'),
-    sumUsage(db, filter, 'key_id'),
-  ]);
+  const sum = (grouping: SummaryGrouping): Promise<UsageSum[]> =>
+    filter.keyId === undefined ? sumUsageSummaries(db, filter, grouping) : sumUsage(db, filter, grouping);
+  const [byDay, byModel, byProvider, byKey] = await Promise.all([sum('day'), sum('model'), sum('provider'), sum('key_id')]);
   return {
     total: encodeUsageRow(totalOf(byDay)),
     by_day: encodeUsageRows(byDay, 'day'),
     by_model: encodeUsageRows(byModel, 'model'),
     by_provider: encodeUsageRows(byProvider, 'provider'),
-    by_key: encodeUsageRows(byKey, 'key_id'),
+    by_key: encodeKeyRows(byKey),
   };
 }

@@ -15,6 +15,7 @@ import * as storedResponses from './2026-11-25-1930-stored-responses.js';
 import * as requestToolCost from './2026-11-25-2000-request-tool-cost.js';
 import * as ledgerUncollectedIndex from './2026-11-26-0100-ledger-uncollected-index.js';
 import * as requestStatusPartialIndex from './2026-11-26-1500-request-status-partial-index.js';
+import * as usageSummaries from './2026-12-07-1300-usage-summaries.js';
 import * as accountSearchIndex from './2026-12-07-1310-account-search-index.js';
 import * as storedResponseFree from './2026-12-07-1320-stored-response-free.js';
 import * as keyChangeSignal from './2026-12-07-1330-key-change-signal.js';
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-2000-request-tool-cost': requestToolCost,
   '2026-11-26-0100-ledger-uncollected-index': ledgerUncollectedIndex,
   '2026-11-26-1500-request-status-partial-index': requestStatusPartialIndex,
+  '2026-12-07-1300-usage-summaries': usageSummaries,
   '2026-12-07-1310-account-search-index': accountSearchIndex,
   '2026-12-07-1320-stored-response-free': storedResponseFree,
   '2026-12-07-1330-key-change-signal': keyChangeSignal,

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { mapPacked } from '../../core/map-packed.js';
 import type { Database } from '../database.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
+import { summariesPerRollup, type UsageSummaryDelta } from '../summarize-usage.js';
 import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 
 /**
@@ -144,16 +145,18 @@ export interface AppliedBooks {
   /** New rows whose logged cost is what was charged rather than their actual cost. */
   costs: ReadonlyArray<{ id: string; cost: bigint }>;
   rollups: readonly UsageRollupDelta[];
+  /** The report's summaries of those rollups (`summarizeUsage`). */
+  summaries: readonly UsageSummaryDelta[];
 }
 
 /**
  * The second statement of a batch, once the charges are allocated: the accounts' and keys'
- * totals, the ledger entries, the corrected request costs and the usage rollups, in one
- * statement (the accounts and keys are already locked by `takeBooks`).
+ * totals, the ledger entries, the corrected request costs, the usage rollups and their
+ * summaries, in one statement (the accounts and keys are already locked by `takeBooks`).
  */
 export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise<void> {
   if (books.accounts.length === 0 && books.keys.length === 0 && books.entries.length === 0 && books.costs.length === 0 && books.rollups.length === 0) return;
-  const { entries, costs, rollups } = books;
+  const { entries, costs, rollups, summaries } = books;
   await run({
     name: 'switchyard_apply_books',
     text: `with charged_accounts as (
@@ -166,12 +169,16 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
              insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at)
              select * from unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::int8[], $12::text[], $13::text[], $14::text[])),
            costs as (
-             update requests set cost = v.cost from unnest($15::text[], $16::int8[]) as v(id, cost) where requests.id = v.id)
-           insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
-           select * from unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::int[], $23::int8[], $24::int8[], $25::int8[])
-           on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
-             prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
-             cost = usage_rollups.cost + excluded.cost`,
+             update requests set cost = v.cost from unnest($15::text[], $16::int8[]) as v(id, cost) where requests.id = v.id),
+           rolled as (
+             insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
+             select * from unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::int[], $23::int8[], $24::int8[], $25::int8[])
+             on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
+               prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
+               cost = usage_rollups.cost + excluded.cost)
+           ${insertSummaries}
+           select * from unnest($26::text[], $27::text[], $28::text[], $29::text[], $30::int8[], $31::int8[], $32::int8[], $33::int8[])
+           ${addToSummaries}`,
     values: [
       ...columnsOf(books.accounts),
       ...columnsOf(books.keys),
@@ -194,9 +201,22 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
       mapPacked(rollups, (delta) => delta.promptTokens.toString()),
       mapPacked(rollups, (delta) => delta.completionTokens.toString()),
       mapPacked(rollups, (delta) => delta.cost.toString()),
+      mapPacked(summaries, (delta) => delta.accountId),
+      mapPacked(summaries, (delta) => delta.dimension),
+      mapPacked(summaries, (delta) => delta.period),
+      mapPacked(summaries, (delta) => delta.value),
+      mapPacked(summaries, (delta) => delta.requests),
+      mapPacked(summaries, (delta) => delta.promptTokens.toString()),
+      mapPacked(summaries, (delta) => delta.completionTokens.toString()),
+      mapPacked(summaries, (delta) => delta.cost.toString()),
     ],
   });
 }
+
+const insertSummaries = 'insert into usage_summaries (account_id, dimension, period, value, requests, prompt_tokens, completion_tokens, cost)';
+const addToSummaries = `on conflict (account_id, dimension, period, value) do update set requests = usage_summaries.requests + excluded.requests,
+  prompt_tokens = usage_summaries.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_summaries.completion_tokens + excluded.completion_tokens,
+  cost = usage_summaries.cost + excluded.cost`;
 
 function columnsOf(changes: readonly FundsChange[]): unknown[] {
   return [mapPacked(changes, (change) => change.id), mapPacked(changes, (change) => change.released.toString()), mapPacked(changes, (change) => change.charged.toString())];
@@ -207,6 +227,10 @@ export interface CoveredBooks {
   rows: RequestJsonRows;
   settlements: readonly CoveredSettlement[];
   rollups: readonly UsageRollupDelta[];
+  /** The summary rows the rollups add to, sorted (`summarizeUsageByRollup`)... */
+  summaries: readonly UsageSummaryDelta[];
+  /** ...and for each rollup the index of each summary it adds to (`summariesPerRollup` each). */
+  summaryOf: readonly number[];
   /** Per row: the index of its rollup, or null. */
   rollupOf: ReadonlyArray<number | null>;
   /** Per row, what it adds to its rollup. */
@@ -223,12 +247,12 @@ const coveredStatement = namedForColumns('switchyard_covered_books');
  * sum for the same account and key and that no account or limited key has less than nothing
  * free. Only then does it write: the request rows not there yet; for the settlements whose row
  * is new, the lease rows shrunk, the accounts' and keys' totals, a charge entry each; the rollups
- * of the new rows. When the check fails it writes nothing (`ok` false) and the caller takes the
+ * of the new rows and their summaries. When the check fails it writes nothing (`ok` false) and the caller takes the
  * general path.
  */
 export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): Promise<{ ok: boolean; fresh: string[] }> {
   const { columns, name } = coveredStatement(books.rows);
-  const { settlements, rollups } = books;
+  const { settlements, rollups, summaries } = books;
   const result = await run<{ ok: boolean; fresh: string[] }>({
     name,
     text: `with s as (
@@ -277,7 +301,18 @@ export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): 
              order by u.rollup
              on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
                prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
-               cost = usage_rollups.cost + excluded.cost)
+               cost = usage_rollups.cost + excluded.cost),
+           summed as (
+             select m.summary, sum(u.requests)::int8 as requests, sum(u.prompt)::int8 as prompt, sum(u.completion)::int8 as completion, sum(u.cost)::int8 as cost
+             from usage u join (select (o - 1) / ${summariesPerRollup} as rollup, summary from unnest($24::int[]) with ordinality as m(summary, o)) m on m.rollup = u.rollup
+             group by m.summary),
+           summarized as (
+             ${insertSummaries}
+             select k.account_id, k.dimension, k.period, k.value, s.requests, s.prompt, s.completion, s.cost
+             from summed s join unnest($20::text[], $21::text[], $22::text[], $23::text[]) with ordinality as k(account_id, dimension, period, value, n)
+               on k.n = s.summary + 1
+             order by s.summary
+             ${addToSummaries})
            select (select ok from guard) as ok, array(select id from inserted) as fresh`,
     values: [
       JSON.stringify(books.rows),
@@ -299,6 +334,11 @@ export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): 
       mapPacked(rollups, (delta) => delta.keyId),
       mapPacked(rollups, (delta) => delta.model),
       mapPacked(rollups, (delta) => delta.provider),
+      mapPacked(summaries, (delta) => delta.accountId),
+      mapPacked(summaries, (delta) => delta.dimension),
+      mapPacked(summaries, (delta) => delta.period),
+      mapPacked(summaries, (delta) => delta.value),
+      books.summaryOf,
     ],
   });
   const [answer] = result.rows;

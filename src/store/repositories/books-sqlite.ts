@@ -1,6 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
+import type { UsageSummaryDelta } from '../summarize-usage.js';
 import type { RequestRow } from './requests.js';
 
 /**
@@ -21,6 +22,7 @@ export interface BooksStatements {
   insertLedgerEntry(entry: LedgerEntryRow): void;
   setRequestCost(id: string, cost: bigint): void;
   addRollup(delta: UsageRollupDelta): void;
+  addSummary(delta: UsageSummaryDelta): void;
 }
 
 const requestColumns = [
@@ -55,6 +57,12 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
        prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
        cost = usage_rollups.cost + excluded.cost`,
   );
+  const addSummary = database.prepare(
+    `insert into usage_summaries (account_id, dimension, period, value, requests, prompt_tokens, completion_tokens, cost) values (?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (account_id, dimension, period, value) do update set requests = usage_summaries.requests + excluded.requests,
+       prompt_tokens = usage_summaries.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_summaries.completion_tokens + excluded.completion_tokens,
+       cost = usage_summaries.cost + excluded.cost`,
+  );
   const statements: BooksStatements = {
     insertRequestRow: (row) => insertRow.run(requestColumns.map((column) => row[column])).changes > 0,
     deleteReservation: (id) => takeReservation.get(id) as TakenRow | undefined,
@@ -66,6 +74,8 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
     insertLedgerEntry: (entry) => void insertEntry.run(entry.id, entry.account_id, entry.key_id, entry.kind, entry.amount, entry.request_id, entry.note, entry.created_at),
     setRequestCost: (id, cost) => void setCost.run(cost, id),
     addRollup: (delta) => void addRollup.run(delta.accountId, delta.day, delta.keyId, delta.model, delta.provider, delta.requests, delta.promptTokens, delta.completionTokens, delta.cost),
+    addSummary: (delta) =>
+      void addSummary.run(delta.accountId, delta.dimension, delta.period, delta.value, delta.requests, delta.promptTokens, delta.completionTokens, delta.cost),
   };
   cache.set(database, statements);
   return statements;

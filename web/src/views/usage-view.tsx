@@ -9,7 +9,9 @@ interface UsageRow {
   day?: string;
   model?: string;
   provider?: string;
-  key_id?: string;
+  /** null on the last `by_key` row when the keys are more than the answer lists (`other_keys` of them). */
+  key_id?: string | null;
+  other_keys?: number;
   cost: number;
   requests: number;
   prompt_tokens: number;
@@ -92,7 +94,10 @@ function UsageChart(props: { title: string; column: 'day' | 'model' | 'provider'
   const { title, column, rows, keyNames } = props;
   const id = `usage-${column}`;
   // Keys are named where the name is known (a revoked key is no longer listed: its id stays).
-  const labelOf = (row: UsageRow) => (column === 'key_id' ? (keyNames.get(String(row.key_id)) ?? String(row.key_id)) : String(row[column]));
+  const labelOf = (row: UsageRow) => {
+    if (column !== 'key_id') return String(row[column]);
+    return row.key_id === null ? `${formatInteger(row.other_keys ?? 0)} other keys` : (keyNames.get(String(row.key_id)) ?? String(row.key_id));
+  };
   return (
     <figure class="card" aria-labelledby={`${id}-title`} data-grouping={column}>
       <figcaption id={`${id}-title`}>{title}</figcaption>
@@ -110,10 +115,10 @@ function UsageChart(props: { title: string; column: 'day' | 'model' | 'provider'
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={row[column]}>
+              <tr key={row[column] ?? 'other'}>
                 <th scope="row">
                   {labelOf(row)}
-                  {column === 'key_id' && labelOf(row) !== row.key_id && <div class="muted">{row.key_id}</div>}
+                  {column === 'key_id' && row.key_id !== null && labelOf(row) !== row.key_id && <div class="muted">{row.key_id}</div>}
                 </th>
                 <td>{formatInteger(row.requests)}</td>
                 <td>{formatInteger(row.prompt_tokens)}</td>
