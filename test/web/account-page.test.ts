@@ -243,8 +243,8 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
     secrets.push(capped);
     const refused = await api(capped, 'POST', '/v1/chat/completions', { model: 'sim/openai-model', messages: [{ role: 'user', content: 'too dear' }], max_tokens: 100 });
     expect(refused.status).toBe(402);
-    // Anthropic refuses temperature and top_p together: the gateway sends one and says it left the other out.
-    const served = await api(gateway.key, 'POST', '/v1/chat/completions', { model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, top_p: 0.9, user: 'shopper-42' });
+    // A web search is offered, not required: the endpoint has none, so the gateway serves without it and says so.
+    const served = await api(gateway.key, 'POST', '/v1/chat/completions', { model: 'sim/anthropic-model', messages: [{ role: 'user', content: 'hi' }], web_search_options: {}, user: 'shopper-42' });
     expect(served.status).toBe(200);
     await gateway.test.context.requestLog.flush();
 
@@ -262,7 +262,7 @@ describe.runIf(browserAvailable())('the account page in Chromium', { timeout: 12
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('link', { name: `Details of ${served.id}` }).click();
     await expect.poll(() => details.textContent()).toContain('End usershopper-42');
-    expect(await details.textContent()).toContain('Left outtop_p');
+    expect(await details.textContent()).toContain('Left outweb_search_options');
     expect(await details.textContent()).not.toContain('Error');
   });
 
