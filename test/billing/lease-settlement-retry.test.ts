@@ -7,8 +7,8 @@ import { createApiKey } from '../../src/accounts/create-api-key.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { RequestLog } from '../../src/billing/request-log.js';
 import { systemClock } from '../../src/core/clock.js';
-import type { RequestRecord } from '../../src/billing/request-record.js';
 import { createId } from '../../src/core/ids.js';
+import { completedRecord } from '../helpers/completed-record.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 
 /**
@@ -147,26 +147,7 @@ describe.skipIf(!postgresUrl)('lease settlements retried after a lost commit ans
     // A provider reporting more web searches than the integer column holds: the row is refused
     // for its data (22003). The writer's stripped row kept the count and was refused too, and the
     // settlement then went alone, without a row to make its retry a no-op (issue 46).
-    const record: RequestRecord = {
-      id: requestId,
-      accountId,
-      keyId,
-      model: 'sim/openai-model',
-      provider: 'sim-openai',
-      endpoint: '/chat/completions',
-      streamed: false,
-      status: 'completed',
-      errorCode: null,
-      latencyMs: 5,
-      promptTokens: 1,
-      completionTokens: 1,
-      cachedTokens: 0,
-      reasoningTokens: 0,
-      cost,
-      estimated: false,
-      createdAt: new Date().toISOString(),
-      webSearchRequests: 2 ** 40,
-    };
+    const record = completedRecord(accountId, { id: requestId, keyId, cost, webSearchRequests: 2 ** 40 });
     const restore = loseCommitAnswers(test.store.pool!, 1);
     let charged: bigint;
     try {
@@ -184,6 +165,29 @@ describe.skipIf(!postgresUrl)('lease settlements retried after a lost commit ans
     expect({ cost: BigInt(logged.cost), errorCode: logged.error_code, webSearchRequests: logged.web_search_requests }).toEqual({ cost, errorCode: 'row_quarantined', webSearchRequests: null });
     await ledger.returnLeases();
     expect(await booksOf(accountId, keyId)).toMatchObject({ usage: cost, reserved: 0n, keyReserved: 0n, held: 0n });
+  });
+
+  it("a give-back of a lease's spare whose commit answer was lost: the instance never again hands out what its lease row gave back", async () => {
+    const { accountId, keyId, ledger } = await setUp();
+    const reservation = await ledger.reserve({ accountId, keyId, requestId: createId('req'), amount: 2_000_000n });
+    expect(reservation.leaseId).toBeDefined();
+    await ledger.release(reservation);
+    const granted = await ledger.leasedUnused(accountId);
+    expect(granted).toBeGreaterThan(0n);
+    const restore = loseCommitAnswers(test.store.pool!, 1);
+    try {
+      await ledger.giveBackSpare(accountId);
+    } finally {
+      restore();
+    }
+    // The give-back committed: the row holds nothing, the account nothing reserved.
+    const row = await test.store.db.selectFrom('reservations').select('amount').where('id', '=', reservation.leaseId!).executeTakeFirstOrThrow();
+    expect(BigInt(row.amount)).toBe(0n);
+    expect(await booksOf(accountId, keyId)).toMatchObject({ reserved: 0n, keyReserved: 0n });
+    // What the instance may still hand out of the lease is no more than its row holds.
+    expect(await ledger.leasedUnused(accountId)).toBe(0n);
+    await ledger.returnLeases();
+    expect(await booksOf(accountId, keyId)).toMatchObject({ usage: 0n, reserved: 0n, keyReserved: 0n, held: 0n });
   });
 
   it('the move out of the lease run again after its answer was lost: moved once, charged once', async () => {
