@@ -255,8 +255,13 @@ export class FundLeases {
     lease.remaining = 0n;
     const database = this.context.store.sqlite;
     const shrunk = database ? whenIdle(database).then(() => sqliteLeaseStatements(database).shrink(lease.id, amount)) : shrinkLease(this.context.store.db, lease.id, amount);
-    const returned = await shrunk.catch(() => false);
-    if (!returned) lease.remaining += amount;
+    // False: nothing changed, the row holds it still. On PostgreSQL a failure leaves unknown
+    // whether the give-back committed (its answer may be lost): the amount stays out of
+    // `remaining`, so it is never handed out once the row no longer holds it; whatever the row
+    // still holds goes back with the row when the lease ends (idle, recalled, shutdown or sweep).
+    // SQLite's synchronous transaction that throws has rolled back: nothing changed.
+    const returned = await shrunk.catch(() => (database ? false : undefined));
+    if (returned === false) lease.remaining += amount;
   }
 
   /** A grant: one Kysely transaction on PostgreSQL, one synchronous one on SQLite. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createId as createTimeId } from '../core/ids.js';
 import type { Store } from '../store/create-store.js';
-import type { BookItem, BookOutcome, SettlementEntry } from './plan-books.js';
+import { notApplied, type BookItem, type BookOutcome, type SettlementEntry } from './plan-books.js';
 import type { RequestRecord } from './request-record.js';
 import { isDataError, writeBooks } from './write-books.js';
 import { toValidText } from '../store/valid-text.js';
@@ -261,19 +261,24 @@ export class RequestLog {
 
   /**
    * The one item the database refuses for its data. The full row goes to the error log; in its
-   * place a stripped row (same id, account, model, provider, status and cost; no counts) is
-   * written with the charge, so the log and the ledger still agree and the charge still counts.
+   * place a bare row (same id, account, key, model, provider, status and cost; no counts and none
+   * of the optional fields) is written with the charge, so the log and the ledger still agree and
+   * the charge still counts. The settlement is never written without that row: the row's id is
+   * what makes it idempotent (a lease settlement alone shrinks the lease row by an amount, and
+   * its batch written again after a lost commit answer would shrink it and charge again).
    */
   private async quarantine(item: BookItem, error: unknown): Promise<BookOutcome[]> {
     this.counts.quarantined += 1;
     this.deps.logger.error({ err: error, request: describeItem(item) }, 'request log: the database refused this row for its data; row quarantined to this log');
-    const stripped = item.row && strippedRecord(item.row);
+    if (!item.row) return [notApplied];
     try {
-      return await writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement, row: stripped }]));
-    } catch (retryError) {
-      if (!isDataError(retryError)) throw retryError;
-      if (!item.settlement) return [{ charged: 0n, uncollected: 0n, applied: false }];
-      return writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement }]));
+      return await writeBooks(this.deps.store, this.batchOf([{ settlement: item.settlement, row: bareRecord(item.row) }]));
+    } catch (bareError) {
+      if (!isDataError(bareError)) throw bareError;
+      // What is left of the row is the settlement's own data (its cost): the settlement alone
+      // would be refused as well. Logged in full above; the items behind it go on.
+      this.deps.logger.error({ err: bareError, request: describeItem(item) }, 'request log: the database refused even the bare row; item not written');
+      return [notApplied];
     }
   }
 
@@ -304,8 +309,8 @@ function cleanRecord(record: RequestRecord): RequestRecord {
   return cleaned ?? record;
 }
 
-/** What of a refused row surely fits: ASCII text, no counts. */
-function strippedRecord(record: RequestRecord): RequestRecord {
+/** What of a refused row surely fits: ASCII text, no counts, no optional field. */
+function bareRecord(record: RequestRecord): RequestRecord {
   // eslint-disable-next-line no-control-regex
   const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
   return {
@@ -320,6 +325,10 @@ function strippedRecord(record: RequestRecord): RequestRecord {
     completionTokens: 0,
     cachedTokens: 0,
     reasoningTokens: 0,
+    endUser: null,
+    omitted: null,
+    webSearchRequests: null,
+    toolCost: null,
   };
 }
 

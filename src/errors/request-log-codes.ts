@@ -7,7 +7,7 @@ import type { ErrorCode } from './error-codes.js';
  */
 export const logOnlyErrorCodes = {
   client_closed: 'the client closed the request before the answer ended',
-  row_quarantined: 'the database refused the row even with its text made valid, so it was stored stripped to ASCII and without counts',
+  row_quarantined: 'the database refused the row even with its text made valid, so it was stored stripped to ASCII, without counts and without its optional fields',
   task_timeout: "the task did not finish, or the provider could not be reached, within the task's maximum age",
   provider_failed: 'the provider reported the task failed',
   submission_interrupted: 'the task was interrupted before the provider confirmed it',

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createId } from '../../src/core/ids.js';
 import type { RequestRecord } from '../../src/billing/request-record.js';
 import { sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
+import { completedRecord } from '../helpers/completed-record.js';
 
 /**
  * Issue 9, defect 4: text that reaches the database is valid for it, and one row the database
@@ -55,26 +55,7 @@ for (const database of testDatabases()) {
     it('isolates a row the database refuses for its data: the rest of its batch is written, the charge still counts, the writer stays healthy', async () => {
       const { requestLog } = gateway.test.context;
       const account = await gateway.test.createAccount({ credits: 1 });
-      const row = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
-        id: createId('req'),
-        accountId: account.accountId,
-        keyId: null,
-        model: 'sim/openai-model',
-        provider: 'sim-openai',
-        endpoint: '/chat/completions',
-        streamed: false,
-        status: 'completed',
-        errorCode: null,
-        latencyMs: 5,
-        promptTokens: 1,
-        completionTokens: 1,
-        cachedTokens: 0,
-        reasoningTokens: 0,
-        cost: 0n,
-        estimated: false,
-        createdAt: new Date().toISOString(),
-        ...overrides,
-      });
+      const row = (overrides: Partial<RequestRecord> = {}) => completedRecord(account.accountId, overrides);
       // A provider reporting more tokens than an integer column holds: out of range on PostgreSQL.
       const huge = row({ promptTokens: 2 ** 40, cost: 7_000n });
       const good = Array.from({ length: 9 }, () => row());

@@ -8,6 +8,7 @@ import { Ledger } from '../../src/billing/ledger.js';
 import { RequestLog } from '../../src/billing/request-log.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createId } from '../../src/core/ids.js';
+import { completedRecord } from '../helpers/completed-record.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 
 /**
@@ -35,7 +36,10 @@ describe.skipIf(!postgresUrl)('lease settlements retried after a lost commit ans
   });
   afterAll(async () => test?.close());
 
-  /** The next `count` COMMITs on pooled clients take effect and answer as a cut connection. */
+  /**
+   * The next `count` COMMITs on pooled clients that take effect answer as a cut connection (a
+   * COMMIT that only ended a failed transaction, answered ROLLBACK, is answered as it was).
+   */
   function loseCommitAnswers(pool: pg.Pool, count: number): () => void {
     const connect = pool.connect.bind(pool);
     let left = count;
@@ -46,8 +50,11 @@ describe.skipIf(!postgresUrl)('lease settlements retried after a lost commit ans
         const query = client.query.bind(client) as (...inner: unknown[]) => Promise<unknown>;
         (client as unknown as { query: unknown }).query = (...inner: unknown[]) => {
           if (inner[0] === 'commit' && left > 0) {
-            left -= 1;
-            return query(...inner).then(() => Promise.reject(lostAnswer()));
+            return query(...inner).then((result) => {
+              if ((result as { command?: string }).command !== 'COMMIT' || left === 0) return result;
+              left -= 1;
+              return Promise.reject(lostAnswer());
+            });
           }
           return query(...inner);
         };
@@ -127,6 +134,60 @@ describe.skipIf(!postgresUrl)('lease settlements retried after a lost commit ans
     expect(await booksOf(accountId, keyId)).toMatchObject({ usage: cost, keyUsage: cost, charges: cost, entries: 1 });
     await ledger.returnLeases();
     expect(await booksOf(accountId, keyId)).toMatchObject({ usage: cost, reserved: 0n, keyReserved: 0n, held: 0n });
+  });
+
+  it('a settlement whose request log row the database refuses for its data (quarantined), its batch written again after the commit answer was lost: charged once, the lease row shrunk once', async () => {
+    const { accountId, keyId, ledger, books } = await setUp();
+    const amount = 2_000_000n;
+    const cost = 1_500_000n;
+    const requestId = createId('req');
+    const reservation = await ledger.reserve({ accountId, keyId, requestId, amount });
+    expect(reservation.leaseId).toBeDefined();
+    const leaseBefore = await test.store.db.selectFrom('reservations').select('amount').where('id', '=', reservation.leaseId!).executeTakeFirstOrThrow();
+    // A provider reporting more web searches than the integer column holds: the row is refused
+    // for its data (22003). The writer's stripped row kept the count and was refused too, and the
+    // settlement then went alone, without a row to make its retry a no-op (issue 46).
+    const record = completedRecord(accountId, { id: requestId, keyId, cost, webSearchRequests: 2 ** 40 });
+    const restore = loseCommitAnswers(test.store.pool!, 1);
+    let charged: bigint;
+    try {
+      charged = await ledger.settle(reservation, cost, record);
+    } finally {
+      restore();
+    }
+    expect(charged).toBe(cost);
+    // The quarantined item's write committed, its answer was lost, and the batch was written again.
+    expect(books.stats()).toMatchObject({ failedWrites: 1, quarantined: 2 });
+    const leaseAfter = await test.store.db.selectFrom('reservations').select('amount').where('id', '=', reservation.leaseId!).executeTakeFirstOrThrow();
+    expect(BigInt(leaseBefore.amount) - BigInt(leaseAfter.amount)).toBe(amount);
+    expect(await booksOf(accountId, keyId)).toMatchObject({ usage: cost, keyUsage: cost, charges: cost, entries: 1 });
+    const logged = await test.store.db.selectFrom('requests').select(['cost', 'error_code', 'web_search_requests']).where('id', '=', requestId).executeTakeFirstOrThrow();
+    expect({ cost: BigInt(logged.cost), errorCode: logged.error_code, webSearchRequests: logged.web_search_requests }).toEqual({ cost, errorCode: 'row_quarantined', webSearchRequests: null });
+    await ledger.returnLeases();
+    expect(await booksOf(accountId, keyId)).toMatchObject({ usage: cost, reserved: 0n, keyReserved: 0n, held: 0n });
+  });
+
+  it("a give-back of a lease's spare whose commit answer was lost: the instance never again hands out what its lease row gave back", async () => {
+    const { accountId, keyId, ledger } = await setUp();
+    const reservation = await ledger.reserve({ accountId, keyId, requestId: createId('req'), amount: 2_000_000n });
+    expect(reservation.leaseId).toBeDefined();
+    await ledger.release(reservation);
+    const granted = await ledger.leasedUnused(accountId);
+    expect(granted).toBeGreaterThan(0n);
+    const restore = loseCommitAnswers(test.store.pool!, 1);
+    try {
+      await ledger.giveBackSpare(accountId);
+    } finally {
+      restore();
+    }
+    // The give-back committed: the row holds nothing, the account nothing reserved.
+    const row = await test.store.db.selectFrom('reservations').select('amount').where('id', '=', reservation.leaseId!).executeTakeFirstOrThrow();
+    expect(BigInt(row.amount)).toBe(0n);
+    expect(await booksOf(accountId, keyId)).toMatchObject({ reserved: 0n, keyReserved: 0n });
+    // What the instance may still hand out of the lease is no more than its row holds.
+    expect(await ledger.leasedUnused(accountId)).toBe(0n);
+    await ledger.returnLeases();
+    expect(await booksOf(accountId, keyId)).toMatchObject({ usage: 0n, reserved: 0n, keyReserved: 0n, held: 0n });
   });
 
   it('the move out of the lease run again after its answer was lost: moved once, charged once', async () => {
