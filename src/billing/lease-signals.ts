@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { isDatabaseUnreachable } from '../store/database-errors.js';
 import type { Logger } from 'pino';
 
 /**
@@ -178,7 +179,12 @@ export class LeaseSignals {
     this.client = undefined;
     this.forgetProbes();
     if (this.closed) return;
-    if (!this.down) this.options.logger.warn({ err: error }, 'lease signals connection lost; leases serve again once it listens and a probe comes back');
+    if (!this.down) {
+      // A database that stopped answering is told once, by the store's outage episode (the
+      // heartbeat and every request find it); this connection's loss is part of that episode.
+      const level = error === undefined || isDatabaseUnreachable(error) ? 'info' : 'warn';
+      this.options.logger[level]({ err: error }, 'lease signals connection lost; leases serve again once it listens and a probe comes back');
+    }
     this.down = true;
     this.reconnecting = setTimeout(() => {
       this.reconnecting = undefined;
