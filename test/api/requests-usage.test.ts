@@ -3,7 +3,7 @@ import { formatUtcDay } from '../../src/api/shared/decode-date-range.js';
 import { createId } from '../../src/core/ids.js';
 import { usdToNano } from '../../src/core/money.js';
 import { findRequest } from '../../src/store/repositories/requests.js';
-import type { RequestRecord } from '../../src/billing/request-record.js';
+import { completedRecord } from '../helpers/completed-record.js';
 import { readSseEvents } from '../helpers/read-sse.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
@@ -241,25 +241,8 @@ for (const database of testDatabases()) {
       const { key, accountId } = await gateway.test.createAccount({ credits: 1 });
       const keyId = await keyIdOf(key);
       const base = Date.UTC(2026, 0, 15);
-      const seeded = (at: number, cost: bigint, model = 'sim/openai-model'): RequestRecord => ({
-        id: createId('req', at),
-        accountId,
-        keyId,
-        model,
-        provider: 'sim-openai',
-        endpoint: '/chat/completions',
-        streamed: false,
-        status: 'completed',
-        errorCode: null,
-        latencyMs: 5,
-        promptTokens: 3,
-        completionTokens: 4,
-        cachedTokens: 0,
-        reasoningTokens: 0,
-        cost,
-        estimated: false,
-        createdAt: new Date(at).toISOString(),
-      });
+      const seeded = (at: number, cost: bigint, model = 'sim/openai-model') =>
+        completedRecord(accountId, { id: createId('req', at), keyId, model, promptTokens: 3, completionTokens: 4, cost, createdAt: new Date(at).toISOString() });
       for (const record of [
         seeded(base - 1, 1n),
         seeded(base, 10n),

@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicChunksRecording, recording, replayAdvisorYaml, replayCatalogYaml, startReplayProvider, type Recording, type ReplayProvider } from '../helpers/replay-provider.js';
-import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { anthropicChunksRecording, recording, replayAdvisorYaml, replayCatalogYaml, type Recording, type ReplayProvider } from '../helpers/replay-provider.js';
+import type { SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { useReplayGateway } from '../helpers/use-replay-gateway.js';
 
 /**
  * Real advisor answers (vercel/ai's recordings, see the Anthropic fixtures' SOURCES.md) replayed
@@ -34,17 +35,7 @@ function chargeOf(c: Case): number {
   return (c.executor.input * 1 + c.executor.output * 2 + c.advisor.input * 5 + c.advisor.output * 25) / 1e6;
 }
 
-beforeAll(async () => {
-  replay = await startReplayProvider();
-  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) + replayAdvisorYaml(advisorModel), credits: 1000 });
-  openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await replay?.close();
-});
-beforeEach(() => replay.reset());
+useReplayGateway({ catalogYaml: (url) => replayCatalogYaml(url) + replayAdvisorYaml(advisorModel), credits: 1000 }, (started) => ({ replay, gateway, openai, anthropic } = started));
 
 const streamed = (c: Case) => c.name === 'streamed';
 const input = [{ role: 'user' as const, content: 'Plan the parser fix' }];

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/create-store.js';
@@ -49,6 +50,28 @@ async function startLongStream(client: Client, key: string): Promise<{ text: Pro
   return { text };
 }
 
+/**
+ * A server on `env` with a 50-second stream under way, stopped by `stop` (handed the process and
+ * its exit): the stream must have been cut, and what it generated before the cut charged, with
+ * nothing else left held.
+ */
+async function expectStreamCutAndSettled(
+  env: Record<string, string> & { DATABASE_URL: string },
+  stop: (child: ChildProcess, exited: Promise<number | null>) => Promise<void>,
+): Promise<void> {
+  const { key } = createAccountByCli(env);
+  const { child, url } = await spawnServer(env);
+  const streaming = new Client(url);
+  try {
+    const { text: streamText } = await startLongStream(streaming, key);
+    await stop(child, waitForExit(child));
+    expect(await streamText).not.toContain('data: [DONE]');
+  } finally {
+    await streaming.close();
+  }
+  await expectOneSettledRequest(env.DATABASE_URL, 'aborted');
+}
+
 describe('Ctrl-C (SIGINT), the interactive stop', () => {
   it('stops without the drain or the keep-alive wait, once the stream in flight has finished and been settled', async () => {
     const env = environment('first-interrupt');
@@ -80,15 +103,8 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
   }, 240_000);
 
   it('stops at once on a second Ctrl-C, settling the cut stream for what it generated', async () => {
-    const env = environment('second-interrupt');
-    const { key } = createAccountByCli(env);
-    const { child, url } = await spawnServer(env);
-    const streaming = new Client(url);
-    try {
-      // A 50-second stream: the first SIGINT waits for it, the second does not.
-      const { text: streamText } = await startLongStream(streaming, key);
-
-      const exited = waitForExit(child);
+    // A 50-second stream: the first SIGINT waits for it, the second does not.
+    await expectStreamCutAndSettled(environment('second-interrupt'), async (child, exited) => {
       child.kill('SIGINT');
       await sleep(1_000);
       expect(child.exitCode).toBeNull();
@@ -96,30 +112,16 @@ describe('Ctrl-C (SIGINT), the interactive stop', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(Date.now() - secondAt).toBeLessThan(5_000);
-      expect(await streamText).not.toContain('data: [DONE]');
-    } finally {
-      await streaming.close();
-    }
-    // What was generated before the cut is charged, and nothing else stays held.
-    await expectOneSettledRequest(env.DATABASE_URL, 'aborted');
+    });
   }, 240_000);
 });
 
 describe('SIGTERM past the grace period', () => {
   it('settles the stream it cut, as the second Ctrl-C does', async () => {
     const env = { ...environment('grace-cut'), SWITCHYARD_SHUTDOWN_DRAIN_MS: '0', SWITCHYARD_SHUTDOWN_GRACE_MS: '1000' };
-    const { key } = createAccountByCli(env);
-    const { child, url } = await spawnServer(env);
-    const streaming = new Client(url);
-    try {
-      const { text: streamText } = await startLongStream(streaming, key);
-      const exited = waitForExit(child);
+    await expectStreamCutAndSettled(env, async (child, exited) => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(await streamText).not.toContain('data: [DONE]');
-    } finally {
-      await streaming.close();
-    }
-    await expectOneSettledRequest(env.DATABASE_URL, 'aborted');
+    });
   }, 240_000);
 });

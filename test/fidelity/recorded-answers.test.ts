@@ -1,9 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readSseEvents } from '../helpers/read-sse.js';
-import { recording, replayCatalogYaml, startReplayProvider, type ReplayProvider } from '../helpers/replay-provider.js';
-import { startSimulatedGateway, sendJson, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { recording, type ReplayProvider } from '../helpers/replay-provider.js';
+import { sendJson, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { useReplayGateway } from '../helpers/use-replay-gateway.js';
 
 /**
  * Recordings of real provider traffic (see each provider's __fixtures__/SOURCES.md) replayed
@@ -15,17 +16,7 @@ let gateway: SimulatedGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
-beforeAll(async () => {
-  replay = await startReplayProvider();
-  gateway = await startSimulatedGateway({ catalogYaml: () => replayCatalogYaml(replay.url) });
-  openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await replay?.close();
-});
-beforeEach(() => replay.reset());
+useReplayGateway({}, (started) => ({ replay, gateway, openai, anthropic } = started));
 
 const user = (text: string) => [{ role: 'user' as const, content: text }];
 

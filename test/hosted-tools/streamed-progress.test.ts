@@ -1,9 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { describe, expect, it, vi } from 'vitest';
+import { readAccountMoney, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { measureCharge } from '../helpers/measure-charge.js';
-import { startFakeSearchBackend, type FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
+import type { FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
+import { useWebSearchGateway } from '../helpers/use-web-search-gateway.js';
 
 // Issue 46: a streamed request whose hosted tools the gateway runs streams the tool calls'
 // progress as the vendors do, while the search runs, not after the whole loop. The search backend
@@ -16,27 +17,7 @@ let searxng: FakeSearchBackend;
 let gateway: SimulatedGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
-
-beforeAll(async () => {
-  searxng = await startFakeSearchBackend('searxng');
-  gateway = await startSimulatedGateway({
-    configure: (config) => {
-      config.hostedTools = { webSearch: { backend: 'searxng', baseUrl: searxng.baseUrl, apiKey: '', pricePerSearch, maxResults: 5, maxUses: 3, timeoutMs: 20_000 } };
-    },
-  });
-  openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  searxng?.release();
-  await gateway?.close();
-  await searxng?.close();
-});
-afterEach(() => {
-  searxng.release();
-  searxng.mode = 'ok';
-  searxng.searches.length = 0;
-});
+useWebSearchGateway({ pricePerSearch, timeoutMs: 20_000, maxRetries: 0 }, (started) => ({ searxng, gateway, openai, anthropic } = started));
 
 const charged = (run: () => Promise<unknown>) => measureCharge(gateway, run);
 

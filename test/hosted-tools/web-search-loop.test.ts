@@ -1,9 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readAccountMoney, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { measureCharge } from '../helpers/measure-charge.js';
-import { startFakeSearchBackend, type FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
+import type { FakeSearchBackend } from '../helpers/start-fake-search-backend.js';
+import { searxngWebSearch, useWebSearchGateway } from '../helpers/use-web-search-gateway.js';
 
 // Acceptance of issue 21: models whose endpoints have no search of their own search through the
 // gateway's configured backend (a local SearXNG speaking its JSON API), cite what it found, and
@@ -15,28 +16,7 @@ let searxng: FakeSearchBackend;
 let gateway: SimulatedGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
-
-beforeAll(async () => {
-  searxng = await startFakeSearchBackend('searxng');
-  gateway = await startSimulatedGateway({
-    configure: (config) => {
-      config.hostedTools = {
-        webSearch: { backend: 'searxng', baseUrl: searxng.baseUrl, apiKey: '', pricePerSearch, maxResults: 5, maxUses: 3, timeoutMs: 500 },
-        webFetch: { maxBytes: 200_000 },
-      };
-    },
-  });
-  openai = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1` });
-  anthropic = new Anthropic({ apiKey: gateway.key, baseURL: gateway.url });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await searxng?.close();
-});
-afterEach(() => {
-  searxng.mode = 'ok';
-  searxng.searches.length = 0;
-});
+useWebSearchGateway({ pricePerSearch, timeoutMs: 500, webFetch: { maxBytes: 200_000 } }, (started) => ({ searxng, gateway, openai, anthropic } = started));
 
 const charged = (run: () => Promise<unknown>) => measureCharge(gateway, run);
 
@@ -187,7 +167,7 @@ describe('gateway-run web search (hosted_tools.web_search)', () => {
   it('a model whose endpoint has its own search keeps it: the gateway runs none', async () => {
     const native = await startSimulatedGateway({
       configure: (config) => {
-        config.hostedTools = { webSearch: { backend: 'searxng', baseUrl: searxng.baseUrl, apiKey: '', pricePerSearch, maxResults: 5, maxUses: 3, timeoutMs: 500 } };
+        config.hostedTools = { webSearch: searxngWebSearch(searxng, pricePerSearch, 500) };
         for (const endpoint of config.models.find((model) => model.id === 'sim/openai-model')!.endpoints) endpoint.supportedParameters.push('web_search');
       },
     });
