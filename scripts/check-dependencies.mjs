@@ -31,14 +31,15 @@ const outside = result.modules
   .filter((path) => path.startsWith('src/') && !path.startsWith('src/simulator/') && !isTest(path) && layerOf(path) < 0);
 
 if (report) printReport();
-for (const violation of offending) {
-  const path = violation.cycle ? [violation.from, ...violation.cycle.map((step) => step.name)].join(' → ') : `${violation.from} → ${violation.to}`;
-  console.error(`✖ ${violation.rule.name}: ${path}`);
-}
+// dependency-cruiser names an edge once per import statement; one line per edge is enough.
+const lines = new Set(
+  offending.map((violation) => `✖ ${violation.rule.name}: ${violation.cycle ? [violation.from, ...violation.cycle.map((step) => step.name)].join(' → ') : `${violation.from} → ${violation.to}`}`),
+);
+for (const line of lines) console.error(line);
 for (const path of outside) console.error(`✖ ${path} is in no layer: place its folder in the layers of .dependency-cruiser.cjs and docs/architecture.md`);
 const stale = knownExceptions.filter((exception) => !matched.has(exception));
 if (!report && stale.length > 0) console.error(`${stale.length} known exception(s) no longer needed; npm run check:deps -- --report lists them`);
-const failures = offending.length + outside.length;
+const failures = lines.size + outside.length;
 console.error(failures === 0 ? `dependency rule: ${result.summary.totalCruised} modules, no violation (${matched.size} known exceptions in use)` : `dependency rule: ${failures} violation(s)`);
 process.exit(failures === 0 ? 0 : 1);
 
