@@ -39,7 +39,7 @@ export interface AppContext {
   promptCacheAffinity: PromptCacheAffinity;
   counters: Counters;
   /** Durable asynchronous tasks (videos, slow media jobs): create, find, and the polling worker. */
-  tasks: TaskEngine;
+  tasks: TaskEngine<AppContext>;
   /** Prometheus metrics of this instance (`GET /metrics`). */
   metrics: Metrics;
   /** Draining after SIGTERM (`/ready` 503, `Connection: close` on every answer). */

@@ -1,4 +1,6 @@
-import type { AppContext } from '../app-context.js';
+import type { Clock } from '../core/clock.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { Store } from '../store/create-store.js';
 import { releaseOnce } from './reserve-funds.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { carveFromLease, growLease, shrinkLease, sqliteLeaseStatements, type GrowLease } from '../store/repositories/leases.js';
@@ -17,6 +19,13 @@ export interface LeaseOptions {
   /** A lease unused this long is given back. */
   idleMs: number;
   lifetimeMs: number;
+}
+
+/** The services the leases use: their own list, not the app context that holds the ledger they serve. */
+export interface FundLeasesDependencies {
+  store: Store;
+  clock: Clock;
+  createId: IdGenerator;
 }
 
 interface Lease {
@@ -52,7 +61,7 @@ export class FundLeases {
   private readonly leases = new Map<string, Lease>();
 
   constructor(
-    private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
+    private readonly context: FundLeasesDependencies,
     private readonly options: LeaseOptions,
   ) {}
 

@@ -1,4 +1,3 @@
-import type { AppContext } from '../app-context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { yieldToEventLoop } from '../store/run-in-batches.js';
@@ -8,6 +7,9 @@ import { beatInstance, registerInstance, removeInstance, removeStaleInstances, t
 import { listExpiredReservations, listOrphanedReservations, readSpendable } from '../store/repositories/ledger.js';
 import type { RequestRecord } from './request-record.js';
 import { releaseOnce, reserveOnce, type ReserveOutcome } from './reserve-funds.js';
+import type { Clock } from '../core/clock.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { Store } from '../store/create-store.js';
 import { FundLeases, type LeaseOptions } from './lease-funds.js';
 import type { LeaseSignals } from './lease-signals.js';
 import { RequestLog } from './request-log.js';
@@ -26,6 +28,13 @@ export interface Reservation {
 
 /** Releases a sweep makes between two yields to the event loop. */
 export const sweepReleaseBatch = 50;
+
+/** The services the ledger uses: its own list, so that the app context holding the ledger is not imported by it. */
+export interface LedgerDependencies {
+  store: Store;
+  clock: Clock;
+  createId: IdGenerator;
+}
 
 /** What `Ledger.reserve` is asked for. */
 export interface ReserveRequest {
@@ -99,7 +108,7 @@ export class Ledger {
   private onAllSettled: (() => void) | undefined;
 
   constructor(
-    private readonly context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
+    private readonly context: LedgerDependencies,
     readonly options: LedgerOptions,
   ) {
     this.leases = options.leases ? new FundLeases(context, { ...options.leases, instanceId: options.instanceId, lifetimeMs: reservationLifetimeMs }) : undefined;

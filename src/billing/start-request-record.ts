@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../core/clock.js';
 import { readIdTime } from '../core/id-time.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
@@ -8,7 +8,16 @@ import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { StreamSettlement } from '../generation/meter-stream.js';
 import { UpstreamError } from '../errors/upstream-error.js';
 import type { Candidate } from '../routing/candidate.js';
+import type { RequestLog } from './request-log.js';
 import type { RequestRecord, RequestStatus } from './request-record.js';
+
+/** The services a request's record uses: its own list, since the app context holds the task engine, which imports this file. */
+export interface RequestRecordDependencies {
+  requestLog: RequestLog;
+  clock: Clock;
+  /** Only this method of the metrics: billing is below them, so it names what it calls rather than importing their type. */
+  metrics: { observeRequestRecord(record: RequestRecord): void };
+}
 
 export interface RequestRecorder {
   /** The settlement of a request a provider served (completed, failed mid-stream, aborted). */
@@ -39,7 +48,7 @@ export const END_USER_MAX_CHARS = 256;
  * the log are id ranges.
  */
 export function startRequestRecord(
-  context: Pick<AppContext, 'requestLog' | 'clock' | 'metrics'>,
+  context: RequestRecordDependencies,
   input: { requestId: string; principal: Principal; endpoint: string; body: Record<string, unknown> },
 ): RequestRecorder {
   return new RequestRecording(context, input.requestId, input.principal, input.endpoint, input.body);
@@ -64,7 +73,7 @@ class RequestRecording implements RequestRecorder {
   private endUser: string | null = null;
 
   constructor(
-    private readonly context: Pick<AppContext, 'requestLog' | 'clock' | 'metrics'>,
+    private readonly context: RequestRecordDependencies,
     private readonly requestId: string,
     private readonly principal: Principal,
     private readonly endpoint: string,

@@ -13,7 +13,7 @@ import { storeMediaFiles } from './media-files.js';
  * nothing twice) and the cost is the images made at the prices recorded at creation; the engine
  * settles it. A download failure throws, and the engine polls again later.
  */
-export const imageTaskHandler: TaskHandler = {
+export const imageTaskHandler: TaskHandler<AppContext> = {
   kind: imageTaskKind,
   endpoint: '/images/generations',
   schedule: { maxAgeMs: 60 * 60 * 1000, firstPollMs: 1_000, minPollMs: 1_000, maxPollMs: 15_000 },

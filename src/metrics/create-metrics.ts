@@ -1,10 +1,22 @@
-import type { AppContext } from '../app-context.js';
+import type { RequestLog } from '../billing/request-log.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { EndpointHealth } from '../routing/endpoint-health.js';
+import type { Store } from '../store/create-store.js';
 import { countOpenReservations, countTasksByStatus, sumAllUncollected } from '../store/repositories/operational-counts.js';
 import { Metrics } from './metrics.js';
 
+/** What the scrape-time gauges read: the metrics' own list, since the app context holds the metrics. */
+export interface MetricsSources {
+  catalog: Catalog;
+  health: EndpointHealth;
+  store: Store;
+  requestLog: RequestLog;
+  providers: ProviderRegistry;
+}
+
 /** Metrics whose scrape-time gauges read the context's catalog, breakers, store and writer. */
-export function createMetrics(context: () => AppContext): Metrics {
+export function createMetrics(context: () => MetricsSources): Metrics {
   return new Metrics({
     breakers() {
       const { catalog, health } = context();

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app-context.js';
 import { countRateLimitRefusal } from './count-rate-limit-refusal.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * `GET /metrics` (Prometheus text format) behind the admin token, and the two hooks that count
  * every HTTP answer and every rate-limit refusal. Routes are labelled by their pattern
  * (`/v1/keys/:key_id`), never the raw URL, so label cardinality stays bounded.
  */
-export function registerMetrics(app: FastifyInstance, context: AppContext): void {
+export function registerMetrics(app: FastifyInstance, context: { metrics: Metrics }): void {
   const { metrics } = context;
   // A callback hook: counting needs no promise.
   app.addHook('onResponse', (request, reply, done) => {

@@ -1,12 +1,21 @@
-import type { AppContext } from '../app-context.js';
 import { settleInTransaction } from '../billing/settle-in-transaction.js';
+import type { Clock } from '../core/clock.js';
 import { readIdTime } from '../core/id-time.js';
+import type { IdGenerator } from '../core/ids.js';
 import type { RequestRecord } from '../billing/request-record.js';
 import { ERROR_MESSAGE_MAX_CHARS } from '../billing/start-request-record.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
+import type { Store } from '../store/create-store.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
 import type { TaskRecord } from './task-types.js';
+
+/** The services ending a task uses. */
+export interface TaskEndingDependencies {
+  store: Store;
+  clock: Clock;
+  createId: IdGenerator;
+}
 
 export type TaskEnding =
   | { status: 'completed'; cost: bigint; result: Record<string, unknown> }
@@ -22,7 +31,7 @@ export type TaskEnding =
  * someone else ended the task.
  */
 export async function endTask(
-  context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
+  context: TaskEndingDependencies,
   task: TaskRecord,
   ending: TaskEnding,
   options: { rowVersion?: number; endpoint: string },

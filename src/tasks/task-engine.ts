@@ -1,6 +1,9 @@
-import type { AppContext } from '../app-context.js';
 import type { Reservation } from '../billing/ledger.js';
+import type { Clock } from '../core/clock.js';
+import type { IdGenerator } from '../core/ids.js';
 import { UpstreamError } from '../errors/upstream-error.js';
+import type { Logger } from 'pino';
+import type { Store } from '../store/create-store.js';
 import {
   claimDueTasks,
   deleteUnsubmittedTask,
@@ -16,6 +19,14 @@ import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { endTask, type TaskEnding } from './finish-task.js';
 import { defaultTaskSchedule, planBackoffDelay, planPendingDelay } from './plan-next-poll.js';
 import type { PollOutcome, TaskHandler, TaskRecord, TaskSchedule, TaskStatus } from './task-types.js';
+
+/** The services the engine itself uses; its handlers get the whole `Context` it was built with. */
+export interface TaskEngineDependencies {
+  store: Store;
+  clock: Clock;
+  createId: IdGenerator;
+  logger: Logger;
+}
 
 export interface TaskEngineOptions {
   /** This process: the lease owner it writes. */
@@ -60,8 +71,8 @@ export type CreateTaskOutcome = { created: true; task: TaskRecord } | { created:
  * (adding a kind), `docs/operations.md` ("Shutdown, reservations and faults": the task worker)
  * and `docs/configuration.md` (`tasks.<kind>`).
  */
-export class TaskEngine {
-  private readonly handlers = new Map<string, TaskHandler>();
+export class TaskEngine<Context extends TaskEngineDependencies = TaskEngineDependencies> {
+  private readonly handlers = new Map<string, TaskHandler<Context>>();
   private readonly leaseMs: number;
   private readonly batchSize: number;
   private readonly concurrency: number;
@@ -73,7 +84,7 @@ export class TaskEngine {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly getContext: () => AppContext,
+    private readonly getContext: () => Context,
     private readonly options: TaskEngineOptions,
   ) {
     this.leaseMs = options.leaseMs ?? 60_000;
@@ -88,7 +99,7 @@ export class TaskEngine {
   }
 
   /** Adds a task kind. Register every kind before `start()`; a second handler for a kind replaces the first. */
-  registerHandler(handler: TaskHandler): void {
+  registerHandler(handler: TaskHandler<Context>): void {
     this.handlers.set(handler.kind, handler);
   }
 
@@ -348,7 +359,7 @@ export class TaskEngine {
     });
   }
 
-  private async end(task: TaskRecord, ending: TaskEnding, handler: TaskHandler | undefined): Promise<void> {
+  private async end(task: TaskRecord, ending: TaskEnding, handler: TaskHandler<Context> | undefined): Promise<void> {
     const context = this.getContext();
     const charged = await endTask(context, task, ending, { rowVersion: task.rowVersion, endpoint: handler?.endpoint ?? `/${task.kind}s` });
     if (charged === null) context.logger.warn({ task: task.id }, 'task was ended elsewhere; nothing done here');

@@ -1,4 +1,3 @@
-import type { AppContext } from '../app-context.js';
 
 /**
  * Durable asynchronous jobs (videos, slow image jobs). A task row is the single source of
@@ -65,8 +64,12 @@ export interface TaskSchedule {
   maxBackoffMs: number;
 }
 
-/** The protocol-specific part of a task kind: how to poll the provider for it. */
-export interface TaskHandler {
+/**
+ * The protocol-specific part of a task kind: how to poll the provider for it. `Context` is what
+ * the engine hands to `poll` (the app context), a parameter so that the engine, one of that
+ * context's services, does not import it.
+ */
+export interface TaskHandler<Context = unknown> {
   kind: string;
   /** The API path recorded in the request log row of a finished task. Default `/{kind}s`. */
   endpoint?: string;
@@ -77,5 +80,5 @@ export interface TaskHandler {
    * 5xx) is not a failure of the task: the engine backs off and polls again until the task's
    * maximum age. `signal` aborts when the poll outlives its share of the lease or the engine stops.
    */
-  poll(task: TaskRecord, context: AppContext, options: { signal: AbortSignal }): Promise<PollOutcome>;
+  poll(task: TaskRecord, context: Context, options: { signal: AbortSignal }): Promise<PollOutcome>;
 }

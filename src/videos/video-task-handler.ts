@@ -14,7 +14,7 @@ import type { CancelSignal } from '../core/cancel-signal.js';
  * for the seconds the provider says it made, or else the seconds asked for. The engine caps
  * the charge at the reservation.
  */
-export const videoTaskHandler: TaskHandler = {
+export const videoTaskHandler: TaskHandler<AppContext> = {
   kind: 'video',
   endpoint: '/videos',
   schedule: { maxAgeMs: 2 * 60 * 60 * 1000, firstPollMs: 2_000, minPollMs: 2_000, maxPollMs: 20_000 },

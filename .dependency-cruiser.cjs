@@ -1,0 +1,183 @@
+// The dependency rule of Switchyard, kept by a tool rather than by memory (issue 47, item 6;
+// ARCHITECTURE.md, "Arrows run down"). `npm run check:deps` runs it (scripts/check-dependencies.mjs,
+// which runs dependency-cruiser with this file and subtracts the known exceptions below), and CI
+// runs that before the tests. `npm run check:deps -- --report` prints the folder-level upward
+// edges and the cycles that are left, and which known exceptions are no longer needed.
+//
+// Run it through `npm run check:deps`, not `depcruise` alone: dependency-cruiser by itself does not
+// know the known exceptions, so it reports them too.
+'use strict';
+
+/**
+ * The layers of src/, top to bottom: a file imports from its own layer and from the layers below
+ * it, never from a layer above. docs/architecture.md ("Layers") shows the same list; change both.
+ * A new folder of src/ goes into this list (the check fails on a file outside every layer).
+ * `paths` are folders (ending in /) or files, relative to the repository root.
+ */
+const layers = [
+  { name: 'cli', paths: ['src/cli/'], holds: 'the command line: serve, admin, demo, simulate' },
+  { name: 'composition', paths: ['src/app.ts', 'src/create-context.ts'], holds: 'builds the services (the app context) and the Fastify app' },
+  { name: 'api', paths: ['src/api/'], holds: 'one folder per inbound style or resource group: routes, decoders, encoders' },
+  { name: 'http', paths: ['src/http/'], holds: 'the edge: auth, caps, error envelope, validation, SSE writing' },
+  {
+    name: 'work',
+    paths: ['src/generation/', 'src/media/', 'src/videos/', 'src/accounts/', 'src/messenger/'],
+    holds: 'what a route runs: text, media and video generation; account and messenger operations',
+  },
+  { name: 'admission and tools', paths: ['src/limits/', 'src/hosted-tools/'], holds: 'request limits before a call; the hosted tools a text turn calls' },
+  { name: 'app-context', paths: ['src/app-context.ts'], holds: 'the type of the services handed to the work above; none of its services imports it' },
+  { name: 'services', paths: ['src/tasks/', 'src/telemetry/', 'src/metrics/'], holds: 'the durable task engine, tracing, metrics' },
+  { name: 'routing', paths: ['src/routing/'], holds: 'candidates, the failover loop, breakers' },
+  { name: 'billing', paths: ['src/billing/'], holds: "money: pricing, the ledger, leases, the books and the request log" },
+  { name: 'providers', paths: ['src/providers/'], holds: 'one folder per wire protocol, the adapter registries' },
+  { name: 'identity and catalog', paths: ['src/auth/', 'src/catalog/'], holds: 'keys and principals; the priced catalog built from config' },
+  { name: 'config', paths: ['src/config/'], holds: 'YAML + environment → typed config' },
+  { name: 'errors', paths: ['src/errors/'], holds: 'GatewayError, the code catalog, rendering per style' },
+  { name: 'core', paths: ['src/core/'], holds: 'canonical types, money, ids, clock; no I/O' },
+  { name: 'store', paths: ['src/store/'], holds: 'connections, dialects, migrations, retries' },
+];
+
+/** Files the layer rule does not apply to: colocated tests and their fixtures. */
+const testFiles = ['\\.test\\.ts$', '/__fixtures__/'];
+
+/**
+ * What bench/ may import from src/: the public entry points only, so that a refactor inside
+ * does not break the benchmarks (issue 47, item 5). Proposed here; the lead confirms the list.
+ * bench/investigations/ (one-off studies) is exempt.
+ */
+const benchEntryPoints = ['src/app.ts', 'src/create-context.ts', 'src/config/load-config.ts', 'src/cli/'];
+
+/**
+ * Today's violations, each with the scope item of issue 47 that removes it. `from`/`to` are files
+ * or folders (ending in /); a cycle is excused when every file in it is listed. The lead prunes
+ * this list after each merge (`npm run check:deps -- --report` names the entries no longer
+ * needed). Entries with `item: null` are not removed by any scope item: each says why it stays
+ * and what would remove it.
+ */
+const knownExceptions = [
+  // ── item 1, one paid call as one object (branch h47call) ──
+  { from: 'src/billing/start-request-record.ts', to: 'src/generation/meter-stream.ts', item: 1, reason: 'StreamSettlement lives in generation; it moves into billing with the settle rule' },
+  { from: 'src/billing/start-request-record.ts', to: 'src/routing/candidate.ts', item: 1, reason: 'the settlement takes the routing Candidate; a type the settlement needs lives with the settlement' },
+  { from: 'src/routing/try-candidates.ts', to: 'src/app-context.ts', item: 1, reason: 'the failover loop takes the whole app context; the paid-call object gives it the few services it uses' },
+  // ── item 2, money and tasks own their tables (branch h47money) ──
+  { from: 'src/store/repositories/requests.ts', to: 'src/billing/request-record.ts', item: 2, reason: 'the request log table moves under billing/' },
+  { from: 'src/store/repositories/requests.ts', to: 'src/errors/request-log-codes.ts', item: 2, reason: 'the request log table moves under billing/' },
+  { from: 'src/store/repositories/books-postgres.ts', to: 'src/core/map-packed.ts', item: 2, reason: 'the books writers move under billing/' },
+  { from: 'src/store/repositories/tasks.ts', to: 'src/tasks/task-types.ts', item: 2, reason: "tasks' repository moves under tasks/" },
+  {
+    cycle: ['src/store/repositories/usage-rollups.ts', 'src/store/repositories/usage-summaries.ts', 'src/store/summarize-usage.ts'],
+    item: 2,
+    reason: 'the rollups and summaries move under billing/; the move is the time to cut the cycle',
+  },
+  // ── item 3, a protocol is a unit (branch h47proto) ──
+  { from: 'src/config/', to: 'src/providers/protocol-descriptor.ts', item: 3, reason: 'the protocol descriptor is plain data; it moves to core/' },
+  { from: 'src/config/normalize-config.ts', to: 'src/providers/shared/provider-slots.ts', item: 3, reason: 'default connection limits are plain provider data; they move to core/' },
+  {
+    cycle: ['src/generation/plan-pass-through.ts', 'src/generation/plan-gemini-pass-through.ts'],
+    item: 3,
+    reason: 'pass-through planning moves behind the adapter',
+  },
+  // ── item 4, one text-turn runner (branch h47call) ──
+  {
+    cycle: ['src/api/responses/routes.ts', 'src/api/responses/socket/register-responses-socket.ts', 'src/api/responses/socket/run-socket-response.ts'],
+    item: 4,
+    reason: 'createResponsesStyle and PriorTurnLookup live in routes.ts; the Responses style moves to its own file',
+  },
+  // ── item 5, the simulator stands apart (branch h47sim) ──
+  { from: 'src/simulator/', to: 'src/providers/', item: 5, reason: 'the simulator becomes packages/simulator with its own copy of what it needs' },
+  {
+    cycle: [
+      'src/simulator/faults.ts',
+      'src/simulator/simulator-types.ts',
+      'src/simulator/video-jobs.ts',
+      'src/simulator/video-directives.ts',
+      'src/simulator/plan-reply.ts',
+      'src/simulator/protocol-adapter.ts',
+      'src/simulator/scripted-turns.ts',
+    ],
+    item: 5,
+    reason: 'cycles inside the simulator; the rule holds for packages/simulator too',
+  },
+  ...[
+    'bench/bulk-insert-requests.ts',
+    'bench/generate-request-rows.ts',
+    'bench/lease-books.ts',
+    'bench/lower-bound-proxy.ts',
+    'bench/measure-books-sqlite.ts',
+    'bench/measure-key-cache.ts',
+    'bench/measure-lower-bound.ts',
+    'bench/measure-request-indexes.ts',
+    'bench/prepare-scale-database.ts',
+    'bench/seed-usage.ts',
+  ].map((from) => ({ from, to: 'src/', item: 5, reason: 'bench reaches into internal modules; it moves to public entry points or to bench/investigations/' })),
+  { cycle: ['bench/format-scale-results.ts', 'bench/run-scale.ts'], item: 5, reason: 'a cycle inside the benchmark harness, which item 5 reorganises' },
+  // ── not removed by any scope item of issue 47 ──
+  { from: 'src/config/', to: 'src/http/http-limits.ts', item: null, reason: 'HttpLimits is config data kept in the edge folder; moving http-limits.ts to config/ removes it' },
+  { from: 'src/config/read-lease-config.ts', to: 'src/billing/ledger.ts', item: null, reason: "reads the lease section into billing's LedgerOptions type; the lease config type belongs in config/ (or billing reads its own section)" },
+  { from: 'src/media/', to: 'src/http/fetch-public-url.ts', item: null, reason: 'the SSRF-safe outbound fetch lives in the edge folder; moving fetch-public-url.ts and check-public-address.ts below (e.g. core/ or a net/ folder) removes it' },
+  { from: 'src/hosted-tools/fetch-web-page.ts', to: 'src/http/fetch-public-url.ts', item: null, reason: 'as above: the outbound fetch is not part of the edge' },
+  { from: 'src/app-context.ts', to: 'src/http/server-lifecycle.ts', item: null, reason: 'the draining flag is a service kept in the edge folder; moving server-lifecycle.ts below app-context removes it' },
+  { from: 'src/core/stream-part.ts', to: 'src/errors/error-codes.ts', item: null, reason: "a stream's error part carries an ErrorCode; the code list is plain data and could live in core/" },
+];
+
+const escape = (path) => path.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+/** A folder or file of `layers` as a regular expression on a module's path. */
+const toPattern = (path) => (path.endsWith('/') ? `^${escape(path)}` : `^${escape(path)}$`);
+
+const layerRules = layers.slice(1).map((layer, index) => ({
+  name: `layer:${layer.name}`,
+  severity: 'error',
+  comment: `${layer.name} (${layer.paths.join(', ')}) imports nothing from the layers above it: ${layers
+    .slice(0, index + 1)
+    .map((above) => above.name)
+    .join(', ')}`,
+  from: { path: layer.paths.map(toPattern), pathNot: testFiles },
+  to: { path: layers.slice(0, index + 1).flatMap((above) => above.paths.map(toPattern)) },
+}));
+
+const config = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'No import cycle outside web/ (type-only imports count: a type cycle ties the files as much as a value one).',
+      from: { pathNot: '^web/' },
+      to: { circular: true },
+    },
+    {
+      name: 'simulator-stands-apart',
+      severity: 'error',
+      comment: 'The simulator is an independent implementation of the wire formats: it imports nothing from src/.',
+      from: { path: ['^packages/simulator/', '^src/simulator/'] },
+      to: { path: '^src/', pathNot: '^src/simulator/' },
+    },
+    {
+      name: 'bench-public-entry-points',
+      severity: 'error',
+      comment: `bench/ imports only the public entry points of src/ (${benchEntryPoints.join(', ')}); one-off studies live in bench/investigations/.`,
+      from: { path: '^bench/', pathNot: '^bench/investigations/' },
+      to: { path: '^src/', pathNot: benchEntryPoints.map(toPattern) },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^test/open-responses/vendor/', '(^|/)node_modules/', '^dist/'] },
+    // `import type` counts: the AppContext type cycle was made of type imports only.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};
+
+// Read by scripts/check-dependencies.mjs; not enumerable, because dependency-cruiser's schema
+// allows no other keys in its configuration.
+Object.defineProperty(config, 'layers', { value: layers, enumerable: false });
+Object.defineProperty(config, 'knownExceptions', { value: knownExceptions, enumerable: false });
+Object.defineProperty(config, 'testFiles', { value: testFiles, enumerable: false });
+
+module.exports = config;
