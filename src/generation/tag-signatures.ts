@@ -1,5 +1,5 @@
 import type { ProviderApi } from '../config/types.js';
-import { isProviderApi } from '../providers/protocol-descriptor.js';
+import { isProviderApi } from '../core/protocol-descriptor.js';
 import type { AssistantContentPart } from '../core/content.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
