@@ -1,5 +1,5 @@
 import type { TextRequest } from '../core/text-request.js';
-import { readCamelCase } from '../providers/gemini/read-camel-case.js';
+import { readCamelCase } from '../wire/gemini/read-camel-case.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { PassThroughPlan, PassThroughRules } from './plan-pass-through.js';
 import { readSignatureTag } from './tag-signatures.js';

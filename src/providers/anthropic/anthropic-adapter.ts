@@ -8,7 +8,7 @@ import { convertAnthropicStream } from './convert-stream.js';
 import { messagesRelay } from './relay-messages.js';
 import { emulatesJsonMode, jsonModeParts, jsonModeResult } from './emulate-json-mode.js';
 import { postMessages, readMessagesEvents } from './transport.js';
-import type { AnthropicMessage } from './wire-types.js';
+import type { AnthropicMessage } from '../../wire/anthropic/wire-types.js';
 
 /**
  * The Anthropic Messages API (`POST {baseUrl}/v1/messages`). HTTP 529 (overloaded) and other

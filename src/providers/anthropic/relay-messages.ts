@@ -10,7 +10,7 @@ import { convertAnthropicResponse } from './convert-response.js';
 import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.js';
 import { mapAnthropicUsage } from './map-usage.js';
 import { postMessages, readMessagesEvents } from './transport.js';
-import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
+import type { AnthropicMessage, AnthropicStreamEvent } from '../../wire/anthropic/wire-types.js';
 import { withFields } from '../../core/with-fields.js';
 
 /** The Messages pass-through of the `anthropic` protocol. */
