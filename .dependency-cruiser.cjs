@@ -30,6 +30,7 @@ const layers = [
   { name: 'routing', paths: ['src/routing/'], holds: 'candidates, the failover loop, breakers' },
   { name: 'billing', paths: ['src/billing/'], holds: "money: pricing, the ledger, leases, the books and the request log" },
   { name: 'providers', paths: ['src/providers/'], holds: 'one folder per wire protocol, the adapter registries' },
+  { name: 'wire', paths: ['src/wire/'], holds: 'the wire shapes an inbound style and its provider share, one folder per protocol' },
   { name: 'identity and catalog', paths: ['src/auth/', 'src/catalog/'], holds: 'keys and principals; the priced catalog built from config' },
   { name: 'config', paths: ['src/config/'], holds: 'YAML + environment → typed config' },
   { name: 'errors', paths: ['src/errors/'], holds: 'GatewayError, the code catalog, rendering per style' },
@@ -68,14 +69,6 @@ const knownExceptions = [
     cycle: ['src/store/repositories/usage-rollups.ts', 'src/store/repositories/usage-summaries.ts', 'src/store/summarize-usage.ts'],
     item: 2,
     reason: 'the rollups and summaries move under billing/; the move is the time to cut the cycle',
-  },
-  // ── item 3, a protocol is a unit (branch h47proto) ──
-  { from: 'src/config/', to: 'src/providers/protocol-descriptor.ts', item: 3, reason: 'the protocol descriptor is plain data; it moves to core/' },
-  { from: 'src/config/normalize-config.ts', to: 'src/providers/shared/provider-slots.ts', item: 3, reason: 'default connection limits are plain provider data; they move to core/' },
-  {
-    cycle: ['src/generation/plan-pass-through.ts', 'src/generation/plan-gemini-pass-through.ts'],
-    item: 3,
-    reason: 'pass-through planning moves behind the adapter',
   },
   // ── item 4, one text-turn runner (branch h47call) ──
   {

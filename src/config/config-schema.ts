@@ -1,4 +1,4 @@
-import { providerApis } from '../providers/protocol-descriptor.js';
+import { providerApis } from '../core/protocol-descriptor.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 /**

@@ -2,8 +2,8 @@ import { usdToNano } from '../core/money.js';
 import type { ConfigFile, EndpointEntry, ModelEntry, ProviderEntry } from './config-schema.js';
 import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
-import { defaultConnectionLimits } from '../providers/shared/provider-slots.js';
-import { defaultTextParameters, isTextProviderApi } from '../providers/protocol-descriptor.js';
+import { defaultConnectionLimits } from '../core/provider-connection-limits.js';
+import { defaultTextParameters, isTextProviderApi } from '../core/protocol-descriptor.js';
 import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
 

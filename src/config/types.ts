@@ -4,9 +4,10 @@ import type { HttpLimits } from '../http/http-limits.js';
  * (nano-USD per 1M units) from here on; the YAML's USD numbers never reach the rest of the code.
  */
 
-/** Wire protocols, and those that serve text, as `providers/protocol-descriptor.ts` describes them. */
-export { textProviderApis, type ProviderApi, type TextProviderApi } from '../providers/protocol-descriptor.js';
-import type { ProviderApi } from '../providers/protocol-descriptor.js';
+/** Wire protocols, and those that serve text, as `core/protocol-descriptor.ts` describes them. */
+export { textProviderApis, type ProviderApi, type TextProviderApi } from '../core/protocol-descriptor.js';
+import type { ProviderApi } from '../core/protocol-descriptor.js';
+import type { ProviderConnectionLimits } from '../core/provider-connection-limits.js';
 
 export interface ProviderTimeouts {
   /** TCP + TLS connect. */
@@ -15,16 +16,6 @@ export interface ProviderTimeouts {
   firstByteMs: number;
   /** Longest silence allowed between two chunks of a streaming body. */
   idleMs: number;
-}
-
-/** How many calls one provider carries at once, and the line for the rest (`providers/shared/provider-slots.ts`). */
-export interface ProviderConnectionLimits {
-  /** Calls (= connections: no pipelining) open at once. */
-  max: number;
-  /** Calls that may wait for a free connection; more are refused at once (503). */
-  queue: number;
-  /** Longest wait for a free connection; then the call is refused (503). */
-  queueTimeoutMs: number;
 }
 
 /**
@@ -36,10 +27,10 @@ export interface ProviderConnectionLimits {
  *   (fal.ai: `authorization: Key …`);
  * - `bearer`: `authorization: Bearer <token>` (OpenAI and the OpenAI-compatible servers);
  * - `google-service-account`: a Google service account key (Vertex AI), exchanged for short-lived
- *   OAuth tokens sent as bearer tokens (`providers/shared/google-access-token.ts`);
+ *   OAuth tokens sent as bearer tokens (the provider layer's `shared/google-access-token.ts`);
  * - `aws-sigv4`: AWS access keys (Bedrock), with which each request is signed (Signature Version
- *   4) once it is final, in `providers/shared/send-request.ts`; the object is itself the
- *   `AwsCredentials` of `providers/aws/sign-request.ts`. A Bedrock API key is a `bearer`.
+ *   4) once it is final, in the provider layer's `shared/send-request.ts`; the object is itself
+ *   the `AwsCredentials` of its `aws/sign-request.ts`. A Bedrock API key is a `bearer`.
  */
 export type ProviderAuth =
   | { kind: 'none' }
@@ -95,7 +86,7 @@ export interface ProviderConfig {
   api: ProviderApi;
   /** Follows the vendor SDK's convention: openai and gemini include the version, anthropic not. */
   baseUrl: string;
-  /** How each upstream request proves who sends it (`providers/shared/auth-headers.ts`). */
+  /** How each upstream request proves who sends it (the provider layer's `shared/auth-headers.ts`). */
   auth: ProviderAuth;
   /** Absent: the vendor's own API. */
   platform?: ProviderPlatform;

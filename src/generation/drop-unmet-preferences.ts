@@ -6,8 +6,8 @@ import { unsupportedParameter } from '../errors/gateway-error.js';
 import type { Candidate } from '../routing/candidate.js';
 import { endpointMeets } from '../routing/select-candidates.js';
 import type { ProviderApi } from '../config/types.js';
-import { refusesTemperatureWithTopP } from '../providers/anthropic/sampling-families.js';
-import { converseModelFamily } from '../providers/bedrock/convert-request.js';
+import type { TextProviderAdapter } from '../providers/provider-adapter.js';
+import { textAdapters } from '../providers/protocols.js';
 
 export interface PreferencePlan {
   /** The request as this endpoint gets it: without what it cannot honour. */
@@ -46,7 +46,7 @@ const withoutParameter: Partial<Record<CanonicalParameter, (request: TextRequest
  * and none is left is refused here, as that tool was forced.
  */
 export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, candidate: Candidate, hostedTools?: HostedToolsConfig): PreferencePlan {
-  if (call.request.temperature !== undefined && call.request.topP !== undefined && oneSampler[candidate.provider.api]?.(candidate.endpoint.model)) return withoutTopP(catalog, call, candidate, hostedTools);
+  if (call.request.temperature !== undefined && call.request.topP !== undefined && adapterOf[candidate.provider.api]?.refusesTemperatureWithTopP?.(candidate.endpoint.model)) return withoutTopP(catalog, call, candidate, hostedTools);
   // The common request prefers nothing: no work, no allocation on the hot path.
   if (call.offeredTools === undefined && !call.parameters.some((parameter) => parameter.preference)) return { request: call.request, omitted: noneOmitted };
   const preferences = call.parameters.filter((parameter) => parameter.preference && withoutParameter[parameter.name] !== undefined);
@@ -76,18 +76,16 @@ export function dropUnmetPreferences(catalog: Catalog, call: DecodedTextCall, ca
 }
 
 /**
- * Per protocol, the models that take one of `temperature` and `top_p`, not both: Claude's recent
- * families on Anthropic's wire and on Bedrock's Converse (which passes both settings to the same
- * models). The families are Anthropic's data (providers/anthropic/sampling-families.ts).
+ * The text adapters by protocol, asked whether a model takes one of `temperature` and `top_p`, not
+ * both: a model-family fact each protocol knows (`refusesTemperatureWithTopP`: Claude's recent
+ * families on Anthropic's wire and on Bedrock's Converse, which passes both settings to the same
+ * models).
  */
-const oneSampler: Partial<Record<ProviderApi, (providerModel: string) => boolean>> = {
-  anthropic: refusesTemperatureWithTopP,
-  bedrock: (providerModel) => converseModelFamily(providerModel) === 'claude' && refusesTemperatureWithTopP(providerModel),
-};
+const adapterOf: Partial<Record<ProviderApi, TextProviderAdapter>> = textAdapters;
 
 /**
  * Anthropic's recent models refuse `temperature` and `top_p` together ("cannot both be specified
- * for this model"; see `oneSampler`); clients send
+ * for this model"; see `adapterOf`); clients send
  * both by default (Gemini CLI: temperature 0 and topP 1). The temperature is kept, as the AI SDK's
  * Anthropic provider does, and the sampling cutoff is left out and said.
  */

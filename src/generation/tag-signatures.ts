@@ -1,5 +1,5 @@
 import type { ProviderApi } from '../config/types.js';
-import { isProviderApi } from '../providers/protocol-descriptor.js';
+import { readSignatureTag, tagSignature } from '../core/signature-tag.js';
 import type { AssistantContentPart } from '../core/content.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
@@ -11,12 +11,10 @@ import type { TextResult } from '../core/text-result.js';
  * only an adapter of the same protocol; for any other, the reasoning goes without it (each
  * adapter then drops or replays unsigned reasoning as its protocol allows). An untagged
  * signature (from a client that talked to the vendor directly before) is passed on as it is.
+ * The tag's spelling is `core/signature-tag.ts`; `tagSignature` is answered here too, for the
+ * generation modules that tag through this one.
  */
-const separator = ':';
-
-export function tagSignature(api: ProviderApi, signature: string): string {
-  return `${api}${separator}${signature}`;
-}
+export { tagSignature };
 
 export function tagResultSignatures(result: TextResult, api: ProviderApi): TextResult {
   if (!result.content.some((part) => part.type === 'reasoning' && part.signature)) return result;
@@ -44,12 +42,4 @@ function untagPart(part: AssistantContentPart, api: ProviderApi): AssistantConte
   if (tagged.api === api) return { ...part, signature: tagged.signature };
   const { signature: _dropped, ...unsigned } = part;
   return unsigned;
-}
-
-/** The protocol a signature was tagged with and the provider's own signature; undefined when untagged. */
-export function readSignatureTag(signature: string): { api: ProviderApi; signature: string } | undefined {
-  const at = signature.indexOf(separator);
-  const tag = at > 0 ? signature.slice(0, at) : undefined;
-  if (tag === undefined || !isProviderApi(tag)) return undefined;
-  return { api: tag, signature: signature.slice(at + 1) };
 }

@@ -5,10 +5,11 @@ import { responsesFieldTable } from '../api/responses/field-table.js';
 import { wireProtocols } from '../api/shared/field-table.js';
 import { parseConfigText } from '../config/load-config.js';
 import type { TextRequest } from '../core/text-request.js';
-import { tagSignature, untagRequestSignatures } from '../generation/tag-signatures.js';
+import { tagSignature } from '../core/signature-tag.js';
+import { untagRequestSignatures } from '../generation/tag-signatures.js';
 import { imageAdapterOf, speechAdapterOf } from './media-adapters.js';
 import { canonicalParameters } from '../config/normalize-config.js';
-import { defaultTextParameters, protocolDescriptors, providerApis, textProviderApis, type ProviderApi, type TextProviderApi } from './protocol-descriptor.js';
+import { defaultTextParameters, protocolDescriptors, providerApis, textProviderApis, type ProviderApi, type TextProviderApi } from '../core/protocol-descriptor.js';
 import { ProviderRegistry } from './registry.js';
 import { videoAdapterFor } from './video-adapters.js';
 

@@ -1,5 +1,5 @@
 import type { ImageAdapter, SpeechAdapter } from './media-adapter.js';
-import type { ProviderApi, TextProviderApi, protocolDescriptors } from './protocol-descriptor.js';
+import type { ProviderApi, TextProviderApi, protocolDescriptors } from '../core/protocol-descriptor.js';
 import type { TextProviderAdapter } from './provider-adapter.js';
 import type { VideoProviderAdapter } from './video-adapter.js';
 import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
@@ -14,7 +14,7 @@ import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
 
-/** The protocols of `protocol-descriptor.ts` that can serve `capability`. */
+/** The protocols of `core/protocol-descriptor.ts` that can serve `capability`. */
 type Serving<Capability extends 'speech' | 'images' | 'video'> = {
   [Api in ProviderApi]: (typeof protocolDescriptors)[Api][Capability] extends true ? Api : never;
 }[ProviderApi];

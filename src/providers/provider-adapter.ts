@@ -5,6 +5,7 @@ import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
 import type { Usage } from '../core/usage.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
+import type { PassThroughPlan, PassThroughRules } from '../core/pass-through.js';
 
 /** Everything an adapter needs to make one upstream call. */
 export interface CallContext {
@@ -32,6 +33,13 @@ export interface TextProviderAdapter {
   stream(request: TextRequest, context: CallContext): Promise<AsyncIterable<StreamPart>>;
   /** Present on the protocols that have a client style of their own. */
   readonly relay?: TextRelay;
+  /**
+   * True when the model named (the provider's model name) refuses `temperature` and `top_p` in
+   * one request: a model-family fact the protocol knows (Claude's recent families, on Anthropic's
+   * wire and behind Bedrock's Converse), asked by generation, which then leaves `top_p` out
+   * (`generation/drop-unmet-preferences.ts`). Absent: every model takes both.
+   */
+  refusesTemperatureWithTopP?(providerModel: string): boolean;
 }
 
 /** What a relay writes over in the provider's answer: the gateway's id and model, and signature tags. */
@@ -67,6 +75,13 @@ export interface RelayedAnswer {
  * "one dialect out"), with the same errors and stream ending as the translated path.
  */
 export interface TextRelay {
+  /**
+   * The client's body as this protocol forwards it, or undefined when the request must be
+   * translated instead. Asked by `generation/plan-pass-through.ts` once the checks every protocol
+   * shares have passed (same protocol, pass-through on, reasoning the endpoint can do); `model`
+   * is the endpoint's (the provider's name for it).
+   */
+  planPassThrough(body: Record<string, unknown>, rules: PassThroughRules, model: string): PassThroughPlan | undefined;
   relay(call: RelayCall, context: CallContext): Promise<RelayedAnswer>;
   relayStream(call: RelayCall, context: CallContext): Promise<AsyncIterable<RelayedPart>>;
 }

@@ -1,5 +1,5 @@
 import type { AssistantContentPart } from '../../core/content.js';
-import { encodeUrlCitation, type ChatAnnotation } from '../../providers/openai/encode-url-citation.js';
+import { encodeUrlCitation, type ChatAnnotation } from '../../wire/openai/encode-url-citation.js';
 
 export { encodeUrlCitation as encodeAnnotation, type ChatAnnotation };
 

@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { TOKEN_COUNT_HEADER } from '../messages/count-tokens-route.js';
 import { isAbsent, readObject } from '../shared/read-json-fields.js';
 import { decodeGeminiRequest } from './decode-request.js';
-import { readCamelCase } from '../../providers/gemini/read-camel-case.js';
+import { readCamelCase } from '../../wire/gemini/read-camel-case.js';
 import { readModelAction } from './read-model-action.js';
 
 

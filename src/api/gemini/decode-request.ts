@@ -8,7 +8,7 @@ import { decodeContents, decodeSystemInstruction } from './decode-contents.js';
 import { decodeGenerationConfig } from './decode-generation-config.js';
 import { decodeToolConfig, decodeTools, onlyAllowedTools } from './decode-tools.js';
 import { geminiFieldTable } from './field-table.js';
-import { readCamelCase } from '../../providers/gemini/read-camel-case.js';
+import { readCamelCase } from '../../wire/gemini/read-camel-case.js';
 
 const acceptedFields = topLevelFields(geminiFieldTable);
 

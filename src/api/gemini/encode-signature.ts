@@ -1,8 +1,8 @@
-import { readSignatureTag, tagSignature } from '../../generation/tag-signatures.js';
+import { readSignatureTag, tagSignature } from '../../core/signature-tag.js';
 
 /**
- * Signatures leave the gateway tagged with the protocol that issued them
- * (`generation/tag-signatures.ts`), so that one never reaches a provider that would refuse it. In
+ * Signatures leave the gateway tagged with the protocol that issued them (`core/signature-tag.ts`,
+ * `generation/tag-signatures.ts`), so that one never reaches a provider that would refuse it. In
  * the Gemini style a Gemini signature goes out as Gemini sent it, untagged: a Gemini client keeps
  * it, and may send the conversation to Google itself. So on the way in, an untagged signature is
  * Gemini's; a signature of another protocol (Claude's) stays tagged both ways.

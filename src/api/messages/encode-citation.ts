@@ -1,6 +1,6 @@
 import type { Citation } from '../../core/content.js';
 
-import type { MessagesCitation } from '../../providers/anthropic/wire-types.js';
+import type { MessagesCitation } from '../../wire/anthropic/wire-types.js';
 
 /**
  * A canonical citation as Anthropic's. Sources from other providers (Perplexity) have no quoted

@@ -1,5 +1,5 @@
 import type { HostedToolCall } from '../../core/hosted-tool-call.js';
-import type { MessagesContentBlock } from '../../providers/anthropic/wire-types.js';
+import type { MessagesContentBlock } from '../../wire/anthropic/wire-types.js';
 
 /**
  * A hosted tool call the gateway ran, as Anthropic's server tools show one: the `server_tool_use`

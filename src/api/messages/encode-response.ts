@@ -2,7 +2,7 @@ import type { AssistantContentPart } from '../../core/content.js';
 import type { StopDetails } from '../../core/finish-reason.js';
 import type { TextResult } from '../../core/text-result.js';
 import type { ResponseMeta } from '../shared/text-call.js';
-import type { MessagesContentBlock, MessagesResponse, MessagesUsage } from '../../providers/anthropic/wire-types.js';
+import type { MessagesContentBlock, MessagesResponse, MessagesUsage } from '../../wire/anthropic/wire-types.js';
 import { encodeCitation } from './encode-citation.js';
 import { encodeUsage } from './encode-usage.js';
 import { encodeHostedCallBlocks } from './encode-hosted-call.js';

@@ -5,7 +5,7 @@ import type { ResponseMeta } from '../shared/text-call.js';
 import { encodeCitation } from './encode-citation.js';
 import { encodeUsage } from './encode-usage.js';
 import { encodeHostedCallBlocks } from './encode-hosted-call.js';
-import type { MessagesContentBlock } from '../../providers/anthropic/wire-types.js';
+import type { MessagesContentBlock } from '../../wire/anthropic/wire-types.js';
 import { clientErrorType } from '../../errors/client-error-type.js';
 import { mapStopReason } from './map-stop-reason.js';
 

@@ -1,7 +1,7 @@
 import { nanoToUsd } from '../../core/money.js';
 import { executorUsage, type Usage } from '../../core/usage.js';
 
-import type { MessagesUsage } from '../../providers/anthropic/wire-types.js';
+import type { MessagesUsage } from '../../wire/anthropic/wire-types.js';
 
 /**
  * Anthropic counts `input_tokens` WITHOUT the tokens read from or written to the prompt cache

@@ -1,6 +1,6 @@
 import type { FinishReason } from '../../core/finish-reason.js';
 
-import type { MessagesStopReason } from '../../providers/anthropic/wire-types.js';
+import type { MessagesStopReason } from '../../wire/anthropic/wire-types.js';
 
 export type StopReason = Exclude<MessagesStopReason, 'pause_turn'>;
 

@@ -4,7 +4,7 @@
  * decoder; the decoder refuses any top-level field without a row, tests hold each table against
  * the SDK's request types, and the field reference (docs/api-fields.md) is rendered from the tables.
  */
-import { textProviderApis, type TextProviderApi } from '../../providers/protocol-descriptor.js';
+import { textProviderApis, type TextProviderApi } from '../../core/protocol-descriptor.js';
 
 /** The protocols a text request can reach: one column per protocol of the descriptor that serves text. */
 export type WireProtocol = TextProviderApi;

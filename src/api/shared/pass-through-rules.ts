@@ -1,4 +1,4 @@
-import type { PassThroughRules } from '../../generation/plan-pass-through.js';
+import type { PassThroughRules } from '../../core/pass-through.js';
 import type { FieldTable, WireProtocol } from './field-table.js';
 
 /** Fields the pass-through itself sets or that carry the conversation as the protocol defines it. */

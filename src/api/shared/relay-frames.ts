@@ -1,7 +1,7 @@
 import type { RelayedPart, StreamError } from '../../core/stream-part.js';
 import type { Usage } from '../../core/usage.js';
 import { withFields } from '../../core/with-fields.js';
-import type { PassThroughRules } from '../../generation/plan-pass-through.js';
+import type { PassThroughRules } from '../../core/pass-through.js';
 import type { ResponseMeta } from './text-call.js';
 
 /** What a style adds to the pass-through: which fields go as they came, its usage with the cost, and its in-band error frames. */

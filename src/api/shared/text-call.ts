@@ -1,4 +1,4 @@
-import type { TextProviderApi } from '../../providers/protocol-descriptor.js';
+import type { TextProviderApi } from '../../core/protocol-descriptor.js';
 import type { RequestedParameter } from '../../core/text-call.js';
 
 /** The call types live in core (generation and routing read them); the styles import them here too. */

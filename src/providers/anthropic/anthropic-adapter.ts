@@ -6,9 +6,10 @@ import { convertToAnthropicRequest } from './convert-request.js';
 import { convertAnthropicResponse } from './convert-response.js';
 import { convertAnthropicStream } from './convert-stream.js';
 import { messagesRelay } from './relay-messages.js';
+import { refusesTemperatureWithTopP } from './sampling-families.js';
 import { emulatesJsonMode, jsonModeParts, jsonModeResult } from './emulate-json-mode.js';
 import { postMessages, readMessagesEvents } from './transport.js';
-import type { AnthropicMessage } from './wire-types.js';
+import type { AnthropicMessage } from '../../wire/anthropic/wire-types.js';
 
 /**
  * The Anthropic Messages API (`POST {baseUrl}/v1/messages`). HTTP 529 (overloaded) and other
@@ -17,6 +18,7 @@ import type { AnthropicMessage } from './wire-types.js';
 export const anthropicAdapter: TextProviderAdapter = {
   api: 'anthropic',
   relay: messagesRelay,
+  refusesTemperatureWithTopP,
 
   async generate(request, context) {
     const payload = convertToAnthropicRequest(request, context.providerModel, false);

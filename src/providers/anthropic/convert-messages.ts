@@ -6,7 +6,7 @@ import type {
   AnthropicMessageParam,
   AnthropicTextBlock,
   AnthropicUserBlock,
-} from './wire-types.js';
+} from '../../wire/anthropic/wire-types.js';
 
 export interface AnthropicConversation {
   /**

@@ -2,7 +2,7 @@ import type { ReasoningOptions, ResponseFormat, TextRequest, ToolChoice, ToolDef
 import { invalidRequest, unsupportedParameter } from '../../errors/gateway-error.js';
 import { convertToAnthropicMessages } from './convert-messages.js';
 import { addJsonModeTool, emulatesJsonMode } from './emulate-json-mode.js';
-import type { AnthropicMessagesBody, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool } from './wire-types.js';
+import type { AnthropicMessagesBody, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool } from '../../wire/anthropic/wire-types.js';
 
 /** Anthropic requires `max_tokens`; the gateway normally sets it, this covers a request without. */
 const defaultMaxTokens = 4096;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readJsonFixture } from './__fixtures__/read-fixture.js';
 import { convertAnthropicResponse } from './convert-response.js';
-import type { AnthropicMessage } from './wire-types.js';
+import type { AnthropicMessage } from '../../wire/anthropic/wire-types.js';
 
 const fixture = (name: string) => convertAnthropicResponse(readJsonFixture<AnthropicMessage>(name));
 

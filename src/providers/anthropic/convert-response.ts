@@ -3,7 +3,7 @@ import type { TextResult } from '../../core/text-result.js';
 import { mapAnthropicCitations, mapSearchResults } from './map-citation.js';
 import { mapAnthropicFinishReason } from './map-finish-reason.js';
 import { mapAnthropicUsage } from './map-usage.js';
-import type { AnthropicMessage, AnthropicResponseBlock } from './wire-types.js';
+import type { AnthropicMessage, AnthropicResponseBlock } from '../../wire/anthropic/wire-types.js';
 import { asObjects } from '../shared/lenient-json.js';
 
 /**

@@ -7,7 +7,7 @@ import { mapAnthropicCitation, mapAnthropicCitations, mapSearchResults } from '.
 import { mapAnthropicStreamError } from './map-error.js';
 import { mapAnthropicFinishReason } from './map-finish-reason.js';
 import { mapAnthropicUsage, mergeAnthropicUsage } from './map-usage.js';
-import type { AnthropicResponseBlock, AnthropicStopDetails, AnthropicStreamEvent, AnthropicUsage } from './wire-types.js';
+import type { AnthropicResponseBlock, AnthropicStopDetails, AnthropicStreamEvent, AnthropicUsage } from '../../wire/anthropic/wire-types.js';
 import { asObjects } from '../shared/lenient-json.js';
 import { withFields } from '../../core/with-fields.js';
 

@@ -2,7 +2,7 @@ import type { AssistantContentPart } from '../../core/content.js';
 import type { StreamPart } from '../../core/stream-part.js';
 import type { TextRequest } from '../../core/text-request.js';
 import type { TextResult } from '../../core/text-result.js';
-import type { AnthropicMessagesBody, AnthropicTool } from './wire-types.js';
+import type { AnthropicMessagesBody, AnthropicTool } from '../../wire/anthropic/wire-types.js';
 
 /**
  * JSON mode without a schema (Chat `response_format: {type: "json_object"}`, Responses

@@ -1,5 +1,5 @@
 import type { Citation } from '../../core/content.js';
-import type { AnthropicCitation } from './wire-types.js';
+import type { AnthropicCitation } from '../../wire/anthropic/wire-types.js';
 import { asObjects } from '../shared/lenient-json.js';
 
 /**

@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../errors/upstream-error.js';
-import type { AnthropicErrorObject } from './wire-types.js';
+import type { AnthropicErrorObject } from '../../wire/anthropic/wire-types.js';
 
 /** The HTTP status each error type stands for: https://platform.claude.com/docs/en/api/errors */
 const statusOfType: Record<string, number> = {

@@ -1,6 +1,6 @@
 import type { DelegatedUsage, Usage } from '../../core/usage.js';
 import { createEstimatedUsage } from '../shared/create-estimated-usage.js';
-import type { AnthropicUsage } from './wire-types.js';
+import type { AnthropicUsage } from '../../wire/anthropic/wire-types.js';
 
 const countFields = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../core/stream-part.js';
 import { convertAnthropicResponse } from './convert-response.js';
 import { convertSseText, readFixture, readJsonFixture } from './__fixtures__/read-fixture.js';
-import type { AnthropicMessage } from './wire-types.js';
+import type { AnthropicMessage } from '../../wire/anthropic/wire-types.js';
 
 // Recorded Anthropic answers (sources in __fixtures__/SOURCES.md), replayed through the converters.
 const ofType = <T extends StreamPart['type']>(parts: StreamPart[], type: T) =>

@@ -10,11 +10,13 @@ import { convertAnthropicResponse } from './convert-response.js';
 import { createAnthropicEventHandler, isRepeatedStart } from './convert-stream.js';
 import { mapAnthropicUsage } from './map-usage.js';
 import { postMessages, readMessagesEvents } from './transport.js';
-import type { AnthropicMessage, AnthropicStreamEvent } from './wire-types.js';
+import { planMessagesPassThrough } from './plan-pass-through.js';
+import type { AnthropicMessage, AnthropicStreamEvent } from '../../wire/anthropic/wire-types.js';
 import { withFields } from '../../core/with-fields.js';
 
 /** The Messages pass-through of the `anthropic` protocol. */
 export const messagesRelay: TextRelay = {
+  planPassThrough: planMessagesPassThrough,
   relay: (call, context) => relayMessages(upstreamBody(call), call.request.anthropic?.betas, context, call.identity),
   relayStream: (call, context) => relayMessagesStream(upstreamBody(call), call.request.anthropic?.betas, context, call.identity),
 };

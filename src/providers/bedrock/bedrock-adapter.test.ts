@@ -67,3 +67,15 @@ describe('bedrockAdapter', () => {
     expect(failure).toMatchObject({ status: 503, retryable: true, message: expect.stringContaining('serviceUnavailableException') });
   });
 });
+
+describe('bedrockAdapter.refusesTemperatureWithTopP', () => {
+  // Generation asks the protocol (drop-unmet-preferences): Converse passes both settings to the
+  // model, so Claude's recent families refuse them together there as on Anthropic's own wire.
+  it.each(['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'anthropic.claude-opus-4-1-20250805-v1:0'])('%s takes one of the two', (model) =>
+    expect(bedrockAdapter.refusesTemperatureWithTopP?.(model)).toBe(true),
+  );
+
+  it.each(['anthropic.claude-3-haiku-20240307-v1:0', 'us.amazon.nova-lite-v1:0', 'mistral.mistral-large-2407-v1:0'])('%s takes both', (model) =>
+    expect(bedrockAdapter.refusesTemperatureWithTopP?.(model)).toBe(false),
+  );
+});

@@ -4,7 +4,8 @@ import type { TextProviderAdapter } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { readJsonObject } from '../shared/send-request.js';
 import { startProviderStream } from '../shared/start-provider-stream.js';
-import { convertToConverseRequest } from './convert-request.js';
+import { refusesTemperatureWithTopP } from '../anthropic/sampling-families.js';
+import { convertToConverseRequest, converseModelFamily } from './convert-request.js';
 import { convertConverseResponse } from './convert-response.js';
 import { convertConverseStream } from './convert-stream.js';
 import { postConverse } from './transport.js';
@@ -17,6 +18,9 @@ import type { ConverseResponse } from './wire-types.js';
  */
 export const bedrockAdapter: TextProviderAdapter = {
   api: 'bedrock',
+  // Converse passes both sampling settings to the model: Claude's families refuse them as on
+  // Anthropic's own wire; Bedrock's other families take both.
+  refusesTemperatureWithTopP: (providerModel) => converseModelFamily(providerModel) === 'claude' && refusesTemperatureWithTopP(providerModel),
 
   async generate(request, context) {
     const payload = convertToConverseRequest(request, context.providerModel);

@@ -12,10 +12,12 @@ import type { GeminiResponse } from './gemini-wire-types.js';
 import { mapError, mapHttpError } from './map-error.js';
 import { mapUsage } from './map-usage.js';
 import { geminiHeaders, geminiModelUrl } from './transport.js';
+import { planGenerateContentPassThrough } from './plan-pass-through.js';
 import { withFields } from '../../core/with-fields.js';
 
 /** The `generateContent` pass-through of the `gemini` protocol (the Gemini style to a gemini-wire endpoint). */
 export const generateContentRelay: TextRelay = {
+  planPassThrough: planGenerateContentPassThrough,
   relay: (call, context) => relayGenerateContent(upstreamBody(call), context, call.identity),
   relayStream: (call, context) => relayGenerateContentStream(upstreamBody(call), context, call.identity),
 };
@@ -30,7 +32,7 @@ function upstreamBody(call: RelayCall): Record<string, unknown> {
 
 /**
  * Native pass-through for Gemini's `generateContent` (the Gemini style to a gemini-wire endpoint):
- * the client's own body (already rewritten by `generation/plan-gemini-pass-through.ts`) goes to the provider,
+ * the client's own body (already rewritten by `plan-pass-through.ts`) goes to the provider,
  * and its answer comes back with only `responseId` and `modelVersion` rewritten; the cost is added
  * to `usageMetadata` once settled. Thought signatures stay as Gemini sent them: the Gemini style
  * gives Gemini's own signatures untagged (`api/gemini/encode-signature.ts`).

@@ -3,7 +3,7 @@ import { asArray, asRecord, asString, type JsonRecord } from '../shared/lenient-
 import { mapFinishReason } from './map-finish-reason.js';
 import { readCitations } from './read-citations.js';
 import { readThinking } from './read-message-text.js';
-import { encodeUrlCitation } from './encode-url-citation.js';
+import { encodeUrlCitation } from '../../wire/openai/encode-url-citation.js';
 
 /**
  * "openai" is one wire for many vendors, and they deviate from OpenAI's shape. The relay reads

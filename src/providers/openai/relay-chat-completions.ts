@@ -18,11 +18,13 @@ import { readMessageText } from './read-message-text.js';
 import { createChatChunkNormalizer, normalizeChatCompletion } from './normalize-chat-dialect.js';
 import { isOpenAiHost } from './convert-request.js';
 import { authorizationHeaders, chatCompletionsUrl } from './transport.js';
+import { planChatCompletionsPassThrough } from './plan-pass-through.js';
 
 type ChatRelayIdentity = RelayCall['identity'];
 
 /** The Chat Completions pass-through of the `openai` protocol. */
 export const chatCompletionsRelay: TextRelay = {
+  planPassThrough: planChatCompletionsPassThrough,
   relay: (call, context) => relayChatCompletion(upstreamBody(call, context, false), context, call.identity),
   relayStream: (call, context) => relayChatCompletionStream(upstreamBody(call, context, true), context, call.identity),
 };

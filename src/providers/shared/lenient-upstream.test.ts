@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../core/stream-part.js';
 import { convertAnthropicResponse } from '../anthropic/convert-response.js';
 import { convertAnthropicStream } from '../anthropic/convert-stream.js';
-import type { AnthropicMessage } from '../anthropic/wire-types.js';
+import type { AnthropicMessage } from '../../wire/anthropic/wire-types.js';
 import { convertResponse as convertGeminiResponse } from '../gemini/convert-response.js';
 import { convertStream as convertGeminiStream } from '../gemini/convert-stream.js';
 import type { GeminiResponse } from '../gemini/gemini-wire-types.js';

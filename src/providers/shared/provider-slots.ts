@@ -1,10 +1,7 @@
 import type { Logger } from 'pino';
-import type { ProviderConnectionLimits } from '../../config/types.js';
+import type { ProviderConnectionLimits } from '../../core/provider-connection-limits.js';
 import { createAbortedError, UpstreamError } from '../../errors/upstream-error.js';
 import type { CancelSignal } from '../../core/cancel-signal.js';
-
-/** What a provider gets when its config says nothing (docs/operations.md, "Timeouts and bounds"). */
-export const defaultConnectionLimits: ProviderConnectionLimits = { max: 256, queue: 256, queueTimeoutMs: 5_000 };
 
 interface Waiter {
   grant(release: () => void): void;

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from './create-protocol-error.js';
 import { createAbortedError, UpstreamError } from '../../errors/upstream-error.js';
-import { defaultConnectionLimits, ProviderSlots } from './provider-slots.js';
+import { defaultConnectionLimits } from '../../core/provider-connection-limits.js';
+import { ProviderSlots } from './provider-slots.js';
 
 export interface UpstreamResponse {
   statusCode: number;

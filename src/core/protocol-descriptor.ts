@@ -5,8 +5,8 @@
  * from here, so a new protocol is one entry plus its adapters — forgetting one is a type error,
  * not a broken reasoning round trip at run time.
  *
- * This module has no imports, so that configuration and the API styles can read it without
- * loading any adapter.
+ * Plain data in `core/`, with no imports, so that configuration and the API styles can read it
+ * without loading any adapter (the adapters, which carry behaviour, stay in `providers/`).
  */
 export const protocolDescriptors = {
   openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true },
