@@ -10,7 +10,7 @@ import type { IdGenerator } from './core/ids.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { DefaultProviderCache } from './routing/default-provider-cache.js';
 import type { Metrics } from './metrics/metrics.js';
-import type { ServerLifecycle } from './http/server-lifecycle.js';
+import type { ServerLifecycle } from './lifecycle/server-lifecycle.js';
 import type { EndpointHealth } from './routing/endpoint-health.js';
 import type { PromptCacheAffinity } from './routing/prompt-cache-affinity.js';
 import type { Counters } from './store/counters.js';

@@ -30,7 +30,7 @@ import { readPackageVersion } from './config/read-package-version.js';
 import { registerTextCheck } from './http/register-text-check.js';
 import { createClientErrorHandler } from './http/answer-client-error.js';
 import { createExpectationHandler } from './http/answer-expectation.js';
-import { defaultHttpLimits } from './http/http-limits.js';
+import { defaultHttpLimits } from './config/http-limits.js';
 import { registerConnectionCaps } from './http/register-connection-caps.js';
 import { frameworkErrorOf } from './http/framework-error-of.js';
 import { GatewayError } from './errors/gateway-error.js';

@@ -14,7 +14,7 @@ import { DefaultProviderCache } from './routing/default-provider-cache.js';
 import { PromptCacheAffinity } from './routing/prompt-cache-affinity.js';
 import { EndpointHealth } from './routing/endpoint-health.js';
 import { createMetrics } from './metrics/create-metrics.js';
-import { ServerLifecycle } from './http/server-lifecycle.js';
+import { ServerLifecycle } from './lifecycle/server-lifecycle.js';
 import { createCounters } from './store/counters.js';
 import { TaskEngine, type TaskEngineOptions } from './tasks/task-engine.js';
 import { videoTaskHandler } from './videos/video-task-handler.js';

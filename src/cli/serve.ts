@@ -2,7 +2,7 @@ import { buildApp } from '../app.js';
 import { closeTokenizer, onTokenCountFailure, prepareTokenizer } from '../billing/count-tokens.js';
 import { loadConfig } from '../config/load-config.js';
 import { closeContext, createContext } from '../create-context.js';
-import { defaultHttpLimits } from '../http/http-limits.js';
+import { defaultHttpLimits } from '../config/http-limits.js';
 import { interruptTimes, onInterrupt } from './handle-interrupt.js';
 import { warmUp } from './warm-up.js';
 import { logProviderSummary, offlineHint } from './log-provider-summary.js';

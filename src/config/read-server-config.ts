@@ -1,7 +1,7 @@
 import type { ServerConfig } from './types.js';
 import { ConfigError } from './config-error.js';
 import { readCorsOrigins } from './read-cors-origins.js';
-import { defaultHttpLimits } from '../http/http-limits.js';
+import { defaultHttpLimits } from './http-limits.js';
 import { readTelegramConfig } from './read-telegram-config.js';
 import { defaultResponseStorage } from './default-response-storage.js';
 

@@ -1,4 +1,4 @@
-import type { HttpLimits } from '../http/http-limits.js';
+import type { HttpLimits } from './http-limits.js';
 /**
  * The validated, normalised configuration the application runs on. Prices are exact integers
  * (nano-USD per 1M units) from here on; the YAML's USD numbers never reach the rest of the code.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetchRefusedError } from '../http/fetch-public-url.js';
+import { FetchRefusedError } from '../outbound/fetch-public-url.js';
 import { fetchWebPage } from './fetch-web-page.js';
 
 const options = { maxBytes: 200_000, timeoutMs: 2000, signal: AbortSignal.timeout(5000) };

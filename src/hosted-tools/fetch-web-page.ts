@@ -1,4 +1,4 @@
-import { fetchPublicUrl, type FetchPublicUrlOptions } from '../http/fetch-public-url.js';
+import { fetchPublicUrl, type FetchPublicUrlOptions } from '../outbound/fetch-public-url.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
 
 export interface FetchedPage {

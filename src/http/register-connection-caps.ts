@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { startRequestRecord } from '../billing/start-request-record.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { HttpLimits } from './http-limits.js';
+import type { HttpLimits } from '../config/http-limits.js';
 
 /**
  * Two caps that keep memory bounded under load: how many large bodies are being received at

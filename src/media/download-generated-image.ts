@@ -1,7 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import type { GeneratedImage, ImageInput } from '../core/image-request.js';
 import { sniffImageType } from '../core/sniff-image-type.js';
-import { fetchPublicUrl, FetchRefusedError } from '../http/fetch-public-url.js';
+import { fetchPublicUrl, FetchRefusedError } from '../outbound/fetch-public-url.js';
 import type { CallContext } from '../providers/provider-adapter.js';
 import { createProtocolError } from '../providers/shared/create-protocol-error.js';
 import { readUpstreamBytes, sendUpstream } from '../providers/shared/send-upstream.js';

@@ -1,7 +1,7 @@
 import type { ImageInput } from '../core/image-request.js';
 import { sniffImageType } from '../core/sniff-image-type.js';
 import { invalidRequest } from '../errors/gateway-error.js';
-import { fetchPublicUrl, FetchRefusedError, type FetchPublicUrlOptions } from '../http/fetch-public-url.js';
+import { fetchPublicUrl, FetchRefusedError, type FetchPublicUrlOptions } from '../outbound/fetch-public-url.js';
 import { readDataUrl } from './read-data-url.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServerLifecycle } from '../../../http/server-lifecycle.js';
+import type { ServerLifecycle } from '../../../lifecycle/server-lifecycle.js';
 
 /**
  * `@fastify/websocket`'s `preClose`, which by default closes every client socket the moment the

@@ -6,7 +6,7 @@ import type { Principal } from '../../../auth/principal.js';
 import { GatewayError, invalidRequest } from '../../../errors/gateway-error.js';
 import { renderError } from '../../../errors/render-error.js';
 import { toGatewayError } from '../../../errors/to-gateway-error.js';
-import { defaultHttpLimits } from '../../../http/http-limits.js';
+import { defaultHttpLimits } from '../../../config/http-limits.js';
 import { logFailure } from '../../../http/log-failure.js';
 import { countRateLimitRefusal } from '../../../metrics/count-rate-limit-refusal.js';
 import { findPriorTurn } from '../stored-response-routes.js';
