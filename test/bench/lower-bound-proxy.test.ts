@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOKS_STATS_PREFIX, LOWER_BOUND_COST, startLowerBoundProxy } from '../../bench/lower-bound-proxy.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
+import { startSimulator, type Simulator } from '@switchyard/simulator';
 
 const directory = mkdtempSync(join(tmpdir(), 'switchyard-lower-bound-'));
 let simulator: Simulator;
