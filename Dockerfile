@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Three stages: full install + build, production-only install, and a slim runtime that gets the
-# compiled output (dist/, dist/web) and the production node_modules. better-sqlite3 compiles from
+# compiled output (dist/, dist/web, the simulator package's dist/) and the production node_modules. better-sqlite3 compiles from
 # source, so the two install stages carry a C++ toolchain that the runtime image does not.
 
 FROM node:20-bookworm-slim AS build
@@ -9,8 +9,11 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The simulator workspace's manifest: npm ci links the package (serve's warm-up and demo import it).
+COPY packages/simulator/package.json ./packages/simulator/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/simulator ./packages/simulator
 COPY src ./src
 COPY web ./web
 COPY catalog ./catalog
@@ -22,6 +25,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY packages/simulator/package.json ./packages/simulator/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
@@ -32,6 +36,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/packages/simulator/package.json ./packages/simulator/
+COPY --from=build /app/packages/simulator/dist ./packages/simulator/dist
 COPY package.json ./
 COPY bin ./bin
 COPY scripts/ensure-build.mjs ./scripts/ensure-build.mjs

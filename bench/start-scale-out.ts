@@ -22,7 +22,7 @@ export interface ScaleOutSettings {
   nodeFlags?: string[];
   /** Per-instance balance leases: true `SWITCHYARD_LEASES=on`, false `off`, absent the product's default (on, on PostgreSQL). */
   leases?: boolean;
-  /** A command that runs node, e.g. valgrind (`bench/count-instructions.ts`). */
+  /** A command that runs node, e.g. valgrind (`bench/investigations/count-instructions.ts`). */
   launcher?: string[];
   /** How long an instance may take to answer /health (default 120 s). */
   startTimeoutMs?: number;

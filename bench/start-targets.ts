@@ -58,7 +58,7 @@ const SIMULATOR_MODEL = 'gpt-sim';
 const ANTHROPIC_SIMULATOR_MODEL = 'claude-sim';
 const OPENAI_PATH = '/openai/v1/chat/completions';
 
-/** `launcher`: a command that runs node, e.g. valgrind (`bench/count-instructions.ts`). */
+/** `launcher`: a command that runs node, e.g. valgrind (`bench/investigations/count-instructions.ts`). */
 function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string, launcher: string[] = []): ManagedChild {
   const [command, ...rest] = [...launcher, process.execPath, ...args];
   return spawnChild(name, command, rest, { cwd: root, env: childEnvironment(env), logFile });
@@ -105,9 +105,9 @@ export async function startMinimalProxyTarget(root: string, simulator: RunningSi
   return { ...target, name: 'minimal' };
 }
 
-/** `bench/lower-bound-proxy.ts` (`measure-lower-bound.ts`): the floor on Fastify and/or with books in `books` (a SQLite file). */
+/** `bench/investigations/lower-bound-proxy.ts` (`investigations/measure-lower-bound.ts`): the floor on Fastify and/or with books in `books` (a SQLite file). */
 export function startLowerBoundTarget(root: string, simulator: RunningSimulator, options: { fastify: boolean; books?: string }): Promise<{ target: RunningTarget; child: ManagedChild }> {
-  return startProxyScript(root, simulator, 'lower-bound proxy', 'lower-bound-proxy.ts', [...(options.fastify ? ['--fastify'] : []), ...(options.books ? ['--books', options.books] : [])]);
+  return startProxyScript(root, simulator, 'lower-bound proxy', 'investigations/lower-bound-proxy.ts', [...(options.fastify ? ['--fastify'] : []), ...(options.books ? ['--books', options.books] : [])]);
 }
 
 export interface SwitchyardOptions {
@@ -122,7 +122,7 @@ export interface SwitchyardOptions {
   name?: TargetName;
   /** Messages to an anthropic-wire model instead of Chat Completions to an openai-wire one. */
   style?: 'chat' | 'messages';
-  /** A command prefix that runs node (valgrind …), for `bench/count-instructions.ts`. */
+  /** A command prefix that runs node (valgrind …), for `bench/investigations/count-instructions.ts`. */
   launcher?: string[];
   /** How long to wait for /health (default 120 s). */
   startTimeoutMs?: number;

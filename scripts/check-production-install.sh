@@ -10,8 +10,10 @@ target=$(mktemp -d)
 trap 'if [ -n "${server:-}" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; fi; rm -rf "$target"' EXIT
 git ls-files -z | tar --null -cf - -T - | tar -xf - -C "$target"
 cp -R dist "$target/dist"
-# The copy's sources must not look newer than its build (tar restores their mtimes; make sure).
-find "$target/dist" -exec touch {} +
+# The simulator package's build: serve's warm-up and demo import it at run time.
+cp -R packages/simulator/dist "$target/packages/simulator/dist"
+# The copy's sources must not look newer than its builds (tar restores their mtimes; make sure).
+find "$target/dist" "$target/packages/simulator/dist" -exec touch {} +
 (cd "$target" && npm ci --omit=dev --no-audit --no-fund >/dev/null)
 test ! -e "$target/node_modules/typescript" || { echo "typescript was installed by --omit=dev" >&2; exit 1; }
 

@@ -1,5 +1,6 @@
-// Compiles src/ to dist/ when dist/ is missing or any source file is newer than the last build,
-// and builds the account page (web/ → dist/web) likewise.
+// Compiles the simulator package (packages/simulator → its dist/) and src/ to dist/ when a build is
+// missing or any of its source files is newer than the last build, and builds the account page
+// (web/ → dist/web) likewise.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -37,21 +38,40 @@ export function ensureWebBuild() {
   execFileSync(process.execPath, [vite, 'build', source], { stdio: ['ignore', 'ignore', 'inherit'], cwd: root });
 }
 
-export function ensureBuild() {
-  const source = join(root, 'src');
-  if (!existsSync(source)) return;
-  ensureWebBuild();
-  const entry = join(root, 'dist', 'cli', 'main.js');
+/**
+ * Compiles one TypeScript project when its entry is missing or its sources are newer than its
+ * stamp. Without TypeScript (a production install) an existing build is kept.
+ */
+function ensureCompiled({ source, entry, stamp, project, what }) {
   if (existsSync(entry) && existsSync(stamp) && statSync(stamp).mtimeMs >= newestSourceTime(source)) return;
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   if (!existsSync(tsc)) {
     if (existsSync(entry)) return;
-    throw new Error('dist/ is missing and TypeScript is not installed: run npm install');
+    throw new Error(`${what} is not built and TypeScript is not installed: run npm install`);
   }
-  process.stderr.write('switchyard: building…\n');
-  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  process.stderr.write(`switchyard: building ${what}…\n`);
+  execFileSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
   // An incremental build that emitted nothing leaves the stamp old; mark this check as done.
   if (existsSync(stamp)) utimesSync(stamp, new Date(), new Date());
+}
+
+export function ensureBuild() {
+  const source = join(root, 'src');
+  if (!existsSync(source)) return;
+  ensureWebBuild();
+  // The simulator package first: serve's warm-up and demo import it, and the gateway's build
+  // type-checks against its declarations (dist/index.d.ts).
+  const simulator = join(root, 'packages', 'simulator');
+  if (existsSync(join(simulator, 'src'))) {
+    ensureCompiled({
+      source: join(simulator, 'src'),
+      entry: join(simulator, 'dist', 'index.js'),
+      stamp: join(simulator, 'dist', '.tsbuildinfo'),
+      project: join(simulator, 'tsconfig.json'),
+      what: 'the simulator package (packages/simulator)',
+    });
+  }
+  ensureCompiled({ source, entry: join(root, 'dist', 'cli', 'main.js'), stamp, project: join(root, 'tsconfig.build.json'), what: 'the gateway (dist/)' });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -7,7 +7,7 @@ import { normalizeConfig } from '../config/normalize-config.js';
 import { parseConfigText } from '../config/load-config.js';
 import { readServerConfig } from '../config/read-server-config.js';
 import { closeContext, createContext } from '../create-context.js';
-import { startSimulator } from '../simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 
 /** A catalog with one model per wire protocol, all served by the simulator. */
 function demoCatalog(simulatorUrl: string): string {

@@ -1,7 +1,7 @@
 import { readPackageVersion } from '../config/read-package-version.js';
 import { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { runSimulatorFromCli, type SimulateCommandOptions } from '../simulator/index.js';
+import { runSimulatorFromCli, type SimulateCommandOptions } from '@switchyard/simulator';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerConsoleCommands } from './console-commands.js';
 import { runDemo } from './demo.js';

@@ -10,7 +10,7 @@ import { parseConfigText } from '../config/load-config.js';
 import { normalizeConfig } from '../config/normalize-config.js';
 import { readServerConfig } from '../config/read-server-config.js';
 import { closeContext, createContext } from '../create-context.js';
-import { startSimulator } from '../simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 
 export interface WarmUpSummary {
   requests: number;

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOOKS_STATS_PREFIX, LOWER_BOUND_COST, startLowerBoundProxy } from '../../bench/lower-bound-proxy.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
+import { BOOKS_STATS_PREFIX, LOWER_BOUND_COST, startLowerBoundProxy } from '../../bench/investigations/lower-bound-proxy.js';
+import { startSimulator, type Simulator } from '@switchyard/simulator';
 
 const directory = mkdtempSync(join(tmpdir(), 'switchyard-lower-bound-'));
 let simulator: Simulator;
@@ -101,7 +100,7 @@ describe.each([
 
 describe('the lower-bound proxy as a command', () => {
   it('prints its books writer counts as it exits, for the driver', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lower-bound-proxy.ts', '--upstream', simulator.url, '--books', join(directory, 'cli.sqlite')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/investigations/lower-bound-proxy.ts', '--upstream', simulator.url, '--books', join(directory, 'cli.sqlite')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

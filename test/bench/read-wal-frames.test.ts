@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { framesByOwner, readPageOwners, readWalCommits } from '../../bench/read-wal-frames.js';
+import { framesByOwner, readPageOwners, readWalCommits } from '../../bench/investigations/read-wal-frames.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'switchyard-wal-frames-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 import { createStore } from '../../src/store/create-store.js';
 import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
 import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';

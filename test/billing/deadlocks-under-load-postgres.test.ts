@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
 import { killSpawnedServers, spawnServer } from '../helpers/spawn-server.js';
 

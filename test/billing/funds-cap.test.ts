@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorProtocol } from '../../src/simulator/simulator-types.js';
+import type { SimulatorProtocol } from '@switchyard/simulator';
 import { sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**

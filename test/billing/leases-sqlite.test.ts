@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 import { createStore } from '../../src/store/create-store.js';
 import { burst, creditsFor, FIXED_COST as COST, fixedCostCatalogYaml, readBooks as books } from '../helpers/fixed-cost-load.js';
 import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';

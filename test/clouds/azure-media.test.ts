@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildPng } from '../../src/simulator/build-png.js';
+import { buildPng } from '@switchyard/simulator';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 
 /**

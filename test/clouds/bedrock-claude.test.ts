@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, Type, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
+import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '@switchyard/simulator';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { cloudEndpoint, cloudModel, weatherTool } from './cloud-catalog.js';
 

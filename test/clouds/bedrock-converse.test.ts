@@ -7,7 +7,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createTracing } from '../../src/telemetry/create-tracing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '../../src/simulator/aws-sigv4.js';
+import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from '@switchyard/simulator';
 import { eventStreamOf, readFixture } from '../../src/providers/bedrock/__fixtures__/read-fixture.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { cloudEndpoint, cloudModel, weatherTool } from './cloud-catalog.js';

@@ -17,7 +17,7 @@ import { switchyardBin } from '../helpers/spawn-server.js';
  * The copy holds what a clone of the working tree would (the files git tracks or would track, in
  * their current content), without dist/ or data/, so that `npm run demo` builds and creates
  * everything itself. One liberty, said here: `npm install` is not run; the copy's node_modules
- * is a link to this checkout's install (a full install takes minutes and the network).
+ * links to this checkout's install (a full install takes minutes and the network).
  */
 
 const root = resolve(import.meta.dirname, '../..');
@@ -52,7 +52,12 @@ function copyRepository(to: string): string[] {
     copyFileSync(join(root, path), join(to, path));
     chmodSync(join(to, path), statSync(join(root, path)).mode);
   }
-  symlinkSync(realpathSync(join(root, 'node_modules')), join(to, 'node_modules'));
+  // node_modules as npm install lays it out: this checkout's packages, and the workspace package
+  // (@switchyard/simulator) linked to the copy's own packages/simulator, which the copy builds.
+  const installed = realpathSync(join(root, 'node_modules'));
+  mkdirSync(join(to, 'node_modules', '@switchyard'), { recursive: true });
+  for (const entry of readdirSync(installed)) if (entry !== '@switchyard') symlinkSync(join(installed, entry), join(to, 'node_modules', entry));
+  symlinkSync(join(to, 'packages', 'simulator'), join(to, 'node_modules', '@switchyard', 'simulator'));
   return files.sort();
 }
 
@@ -168,13 +173,14 @@ describe("the README's Quick start, on a fresh copy with no provider key", () =>
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('<script');
 
-    // Ctrl-C: the demo stops, and leaves no file behind but the build (dist/).
+    // Ctrl-C: the demo stops, and leaves no file behind but the builds (dist/, the simulator's dist/).
     const exited = waitForExit(demo);
     process.kill(-demo.pid!, 'SIGINT');
     await exited;
     expect(output.text()).not.toMatch(/error/i);
     expect(existsSync(join(copy, 'data'))).toBe(false);
-    expect(filesUnder(copy, ['node_modules', 'dist'])).toEqual(copied);
+    expect(existsSync(join(copy, 'packages', 'simulator', 'dist', 'index.js'))).toBe(true);
+    expect(filesUnder(copy, ['node_modules', 'dist', join('packages', 'simulator', 'dist')])).toEqual(copied);
     expect(readdirSync(temporary)).toEqual([]);
   }, 600_000);
 });

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
+import { startSimulator, type Simulator } from '@switchyard/simulator';
 import { simulatedCatalogYaml } from '../helpers/simulated-gateway.js';
 import { killSpawnedServers, spawnServer, switchyardBin } from '../helpers/spawn-server.js';
 

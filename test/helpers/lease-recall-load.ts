@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 import { fixedCostCatalogYaml, readBooks } from './fixed-cost-load.js';
 import { switchyardBin } from './spawn-server.js';
 import type { Store } from '../../src/store/create-store.js';

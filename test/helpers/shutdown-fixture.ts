@@ -3,8 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/simulator-types.js';
+import { startSimulator, type Simulator } from '@switchyard/simulator';
 import { simulatedCatalogYaml } from './simulated-gateway.js';
 import { killSpawnedServers, switchyardBin } from './spawn-server.js';
 

@@ -1,7 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildPng } from '../../src/simulator/build-png.js';
-import { mp3FrameBytes, msPerCharacter } from '../../src/simulator/build-audio.js';
+import { buildPng, mp3FrameBytes, msPerCharacter } from '@switchyard/simulator';
 import { testDatabases } from '../helpers/test-databases.js';
 import { call, chargesOf, driveTask, readMoney, startMediaGateway, type MediaGateway } from './media-gateway.js';
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@switchyard/simulator';
 import { createStore, type Store } from '../../src/store/create-store.js';
 import { uniqueSchemaName } from '../helpers/test-databases.js';
 import { videoCatalogYaml } from './video-gateway.js';

@@ -1,4 +1,4 @@
-import type { SimulatorOptions } from '../../src/simulator/simulator-types.js';
+import type { SimulatorOptions } from '@switchyard/simulator';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 

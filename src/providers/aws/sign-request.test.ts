@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { verifyAwsSignature } from '../../simulator/aws-sigv4.js';
+import { verifyAwsSignature } from '@switchyard/simulator';
 import { signAwsRequest, type AwsCredentials } from './sign-request.js';
 
 /**

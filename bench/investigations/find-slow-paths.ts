@@ -3,7 +3,7 @@
 // cache miss, `Object.entries` or a literal with a computed key off its fast path, a map made per
 // object…), grouped by that function and the JavaScript function that called it.
 //
-//   node --import tsx bench/find-slow-paths.ts [--root DIR] [--mode json|stream] [--style chat|messages] [--requests N] [--top N] [--frames REGEXP]
+//   node --import tsx bench/investigations/find-slow-paths.ts [--root DIR] [--mode json|stream] [--style chat|messages] [--requests N] [--top N] [--frames REGEXP]
 //
 // --frames picks other frames than `Runtime_\w+`, e.g. `Builtins_\w*Megamorphic\w*` for the property
 // reads and writes whose sites have seen too many object shapes to cache.
@@ -18,10 +18,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import type { LoadJob } from './load-generator.js';
-import { runLoadPhase } from './run-load-phase.js';
-import { requestBody } from './run-benchmark.js';
-import { startSimulatorProcess, startSwitchyardTarget } from './start-targets.js';
+import type { LoadJob } from '../load-generator.js';
+import { runLoadPhase } from '../run-load-phase.js';
+import { requestBody } from '../run-benchmark.js';
+import { startSimulatorProcess, startSwitchyardTarget } from '../start-targets.js';
 
 const execFileAsync = promisify(execFile);
 const { values } = parseArgs({

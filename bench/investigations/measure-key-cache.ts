@@ -1,9 +1,9 @@
 // Nanoseconds per KeyCache lookup (a hit, as on the hot path), median of 7 rounds of 2M lookups
 // over 1,000 cached keys. Run on two commits to compare implementations:
-//   node --import tsx bench/measure-key-cache.ts
+//   node --import tsx bench/investigations/measure-key-cache.ts
 import { performance } from 'node:perf_hooks';
-import { KeyCache } from '../src/auth/key-cache.js';
-import type { Principal } from '../src/auth/principal.js';
+import { KeyCache } from '../../src/auth/key-cache.js';
+import type { Principal } from '../../src/auth/principal.js';
 
 const cache = new KeyCache(10_000, 100_000);
 const hashes = Array.from({ length: 1_000 }, (_, index) => `hash-${index.toString(16).padStart(60, '0')}`);

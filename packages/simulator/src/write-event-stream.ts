@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { encodeEventStreamMessage } from '../providers/aws/event-stream.js';
+import { encodeEventStreamMessage } from './encode-event-stream-message.js';
 import type { CutFault } from './faults.js';
 import type { EncodedStream, StreamEvent, StreamFraming } from './protocol-adapter.js';
 import type { RequestScope } from './track-request.js';

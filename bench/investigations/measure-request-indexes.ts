@@ -1,6 +1,6 @@
 // What the request log's secondary indexes cost each request's row on SQLite, in one process:
 //
-//   node --import tsx bench/measure-request-indexes.ts [--rounds 3] [--batches 6000] [--size 9]
+//   node --import tsx bench/investigations/measure-request-indexes.ts [--rounds 3] [--batches 6000] [--size 9]
 //
 // Each variant is a fresh SQLite file (WAL, the store's own settings and migrations) into which
 // batches of `size` request rows are inserted by the books writer's own prepared statement, one
@@ -13,12 +13,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RequestRecord } from '../src/billing/request-record.js';
-import { createId } from '../src/core/ids.js';
-import { createStore, migrateToLatest } from '../src/store/create-store.js';
-import { insertAccount } from '../src/store/repositories/accounts.js';
-import { prepareBooksStatements } from '../src/store/repositories/books-sqlite.js';
-import { toRequestRow } from '../src/store/repositories/requests.js';
+import type { RequestRecord } from '../../src/billing/request-record.js';
+import { createId } from '../../src/core/ids.js';
+import { createStore, migrateToLatest } from '../../src/store/create-store.js';
+import { insertAccount } from '../../src/store/repositories/accounts.js';
+import { prepareBooksStatements } from '../../src/store/repositories/books-sqlite.js';
+import { toRequestRow } from '../../src/store/repositories/requests.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, batches: { type: 'string', default: '6000' }, size: { type: 'string', default: '9' } } });
 const rounds = Number(values.rounds);

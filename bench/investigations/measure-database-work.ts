@@ -6,7 +6,7 @@
 // PostgreSQL CPU (postmaster and every backend, from /proc), Redis
 // commands and Redis CPU, beside the gateway's own CPU.
 //
-//   node --import tsx bench/measure-database-work.ts [--targets switchyard-pg,switchyard-pg3] [--requests N] [--stream-requests N]
+//   node --import tsx bench/investigations/measure-database-work.ts [--targets switchyard-pg,switchyard-pg3] [--requests N] [--stream-requests N]
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,12 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { findFreePort } from './child-process.js';
-import { readCpuMicros, round } from './process-stats.js';
-import { runBenchmark, type Mode } from './run-benchmark.js';
-import type { ScaleOutTargetName } from './start-targets.js';
+import { findFreePort } from '../child-process.js';
+import { readCpuMicros, round } from '../process-stats.js';
+import { runBenchmark, type Mode } from '../run-benchmark.js';
+import type { ScaleOutTargetName } from '../start-targets.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const postgresBin = spawnSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'], { encoding: 'utf8' }).stdout.trim() || '/usr/lib/postgresql/15/bin';
 
 function asPostgres(command: string, args: string[]): void {

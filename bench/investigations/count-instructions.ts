@@ -3,7 +3,7 @@
 // compared on a busy machine (user-space instructions only: the kernel's share, socket writes
 // and all, is not in it).
 //
-//   node --import tsx bench/count-instructions.ts [--root DIR] [--mode json|stream] [--requests N] [--warmup N] [--keep FILE]
+//   node --import tsx bench/investigations/count-instructions.ts [--root DIR] [--mode json|stream] [--requests N] [--warmup N] [--keep FILE]
 //        [--database-url URL --redis-url URL]
 //
 // Starts the simulator, and `switchyard serve` from DIR (a built work tree, default this one)
@@ -21,8 +21,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { Pool } from 'undici';
-import { startSwitchyardScaleOut } from './start-scale-out.js';
-import { startSimulatorProcess, startSwitchyardTarget } from './start-targets.js';
+import { startSwitchyardScaleOut } from '../start-scale-out.js';
+import { startSimulatorProcess, startSwitchyardTarget } from '../start-targets.js';
 
 const execFileAsync = promisify(execFile);
 // valgrind names its control pipes after $HOST, which `serve` has set to its listen address.

@@ -3,7 +3,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentials } from '../providers/aws/sign-request.js';
 
 /**
  * The simulator's side of AWS Signature Version 4, as an AWS service checks a request
@@ -13,6 +12,13 @@ import type { AwsCredentials } from '../providers/aws/sign-request.js';
  * compared. The refusals are AWS's (403 with the error type in `x-amzn-ErrorType` and a JSON
  * `{message}`), so that a signing bug on our side fails a test the way it would fail in production.
  */
+
+/** An AWS access key pair, with the session token of temporary credentials. */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
 
 /** Long-term test keys: a request signed with them needs no session token. */
 export const simulatorAwsCredentials: AwsCredentials = {

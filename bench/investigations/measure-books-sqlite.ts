@@ -1,6 +1,6 @@
 // What the SQLite books cost a settlement, in one process, and what each commit writes:
 //
-//   node --import tsx bench/measure-books-sqlite.ts [--rounds 3] [--batches 6000] [--size 10] [--gap-ms 0]
+//   node --import tsx bench/investigations/measure-books-sqlite.ts [--rounds 3] [--batches 6000] [--size 10] [--gap-ms 0]
 //
 // The books writer of the gateway (`writeBooksSqlite`, its prepared statements, the store's own
 // settings, migrations and background checkpoints) writes batches of `size` settlements out of one
@@ -19,13 +19,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { BookItem, BooksBatch } from '../src/billing/plan-books.js';
-import type { RequestRecord } from '../src/billing/request-record.js';
-import { writeBooksSqlite } from '../src/billing/write-books-sqlite.js';
-import { createId } from '../src/core/ids.js';
-import { createStore, migrateToLatest, type Store } from '../src/store/create-store.js';
+import type { BookItem, BooksBatch } from '../../src/billing/plan-books.js';
+import type { RequestRecord } from '../../src/billing/request-record.js';
+import { writeBooksSqlite } from '../../src/billing/write-books-sqlite.js';
+import { createId } from '../../src/core/ids.js';
+import { createStore, migrateToLatest, type Store } from '../../src/store/create-store.js';
 import { seedLeaseBooks } from './lease-books.js';
-import { round } from './process-stats.js';
+import { round } from '../process-stats.js';
 import { framesByOwner, readPageOwners, readWalCommits } from './read-wal-frames.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, batches: { type: 'string', default: '6000' }, size: { type: 'string', default: '10' }, 'gap-ms': { type: 'string', default: '0' } } });

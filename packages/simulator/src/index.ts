@@ -13,3 +13,6 @@ export type {
   SimulatedRecording,
 } from './simulator-types.js';
 export type { VideoJobStats, VideoStats } from './video-jobs.js';
+export { simulatorAwsCredentials, simulatorAwsSessionCredentials, verifyAwsSignature, type AwsCredentials, type AwsAuthRefusal, type AwsRequestToVerify } from './aws-sigv4.js';
+export { buildPng } from './build-png.js';
+export { mp3FrameBytes, msPerCharacter } from './build-audio.js';

@@ -7,18 +7,18 @@
 // metrics. What this proxy costs per request is therefore a lower bound of the gateway's cost
 // per request, for judging the hot-path goals against (`measure-lower-bound.ts`).
 //
-//   node --import tsx bench/lower-bound-proxy.ts --upstream http://127.0.0.1:9090 [--port 8081] [--fastify] [--books FILE]
+//   node --import tsx bench/investigations/lower-bound-proxy.ts --upstream http://127.0.0.1:9090 [--port 8081] [--fastify] [--books FILE]
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { Pool, type Dispatcher } from 'undici';
-import { RequestLog, type RequestLogStats } from '../src/billing/request-log.js';
-import { createId } from '../src/core/ids.js';
-import { createStore, migrateToLatest, type Store } from '../src/store/create-store.js';
+import { RequestLog, type RequestLogStats } from '../../src/billing/request-log.js';
+import { createId } from '../../src/core/ids.js';
+import { createStore, migrateToLatest, type Store } from '../../src/store/create-store.js';
 import { seedLeaseBooks, type LeaseBooks } from './lease-books.js';
-import { exitOnStop, proxyCliOptions, proxyOptionsFrom, relayEvents, startMinimalProxy, withoutHopByHop, type BeforeAnswer } from './minimal-proxy.js';
+import { exitOnStop, proxyCliOptions, proxyOptionsFrom, relayEvents, startMinimalProxy, withoutHopByHop, type BeforeAnswer } from '../minimal-proxy.js';
 
 export interface LowerBoundOptions {
   upstream: string;

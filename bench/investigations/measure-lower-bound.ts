@@ -1,7 +1,7 @@
 // What issue 23's hot-path goal (CPU per request ≤ 1.5× the floor non-streaming, ≤ 2.0× streaming)
 // leaves for the gateway's own steps, measured rather than argued:
 //
-//   node --import tsx bench/measure-lower-bound.ts [--rounds 5] [--requests 6000] [--modes json,stream]
+//   node --import tsx bench/investigations/measure-lower-bound.ts [--rounds 5] [--requests 6000] [--modes json,stream]
 //
 // One simulator; the floor (`minimal-proxy.ts`); the floor on Fastify; the floor with the books
 // (each answer waits for its settlement and request row, committed by the gateway's own
@@ -16,15 +16,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createStore } from '../src/store/create-store.js';
-import type { RequestLogStats } from '../src/billing/request-log.js';
-import type { ManagedChild } from './child-process.js';
-import type { LoadJob } from './load-generator.js';
+import { createStore } from '../../src/store/create-store.js';
+import type { RequestLogStats } from '../../src/billing/request-log.js';
+import type { ManagedChild } from '../child-process.js';
+import type { LoadJob } from '../load-generator.js';
 import { BOOKS_STATS_PREFIX, LOWER_BOUND_COST } from './lower-bound-proxy.js';
-import { round } from './process-stats.js';
-import { readSource, requestBody } from './run-benchmark.js';
-import { runLoadPhase } from './run-load-phase.js';
-import { startLowerBoundTarget, startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, type RunningTarget } from './start-targets.js';
+import { round } from '../process-stats.js';
+import { readSource, requestBody } from '../run-benchmark.js';
+import { runLoadPhase } from '../run-load-phase.js';
+import { startLowerBoundTarget, startMinimalProxyTarget, startSimulatorProcess, startSwitchyardTarget, type RunningTarget } from '../start-targets.js';
 
 const { values } = parseArgs({
   options: {

@@ -2,16 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { LoadJob } from './load-generator.js';
-import { runLoadPhase } from './run-load-phase.js';
-import { requestBody } from './run-benchmark.js';
-import { startSwitchyardScaleOut } from './start-scale-out.js';
-import { startSimulatorProcess, startSwitchyardTarget, type RunningTarget } from './start-targets.js';
+import type { LoadJob } from '../load-generator.js';
+import { runLoadPhase } from '../run-load-phase.js';
+import { requestBody } from '../run-benchmark.js';
+import { startSwitchyardScaleOut } from '../start-scale-out.js';
+import { startSimulatorProcess, startSwitchyardTarget, type RunningTarget } from '../start-targets.js';
 
 /**
  * How a fresh instance's CPU per request falls as it warms up:
  *
- *   node --import tsx bench/measure-warm-up.ts [--base DIR] [--head DIR] [--targets sqlite,pg] [--rounds 3] [--phases 8] [--requests 2000]
+ *   node --import tsx bench/investigations/measure-warm-up.ts [--base DIR] [--head DIR] [--targets sqlite,pg] [--rounds 3] [--phases 8] [--requests 2000]
  *
  * Each round starts `switchyard serve` afresh for each target of each tree (the order reversed
  * every other round), which runs its own start-up warm-up, and sends it `phases` phases of

@@ -2,11 +2,11 @@
 // drive the gateway's own books writer without the rest of the gateway (`measure-books-sqlite.ts`,
 // `lower-bound-proxy.ts`): the account, a lease row that holds far more than a run charges (as an
 // instance's lease does between top-ups), and request rows shaped like the benchmark's requests.
-import type { RequestRecord } from '../src/billing/request-record.js';
-import type { SettlementEntry } from '../src/billing/plan-books.js';
-import { createId } from '../src/core/ids.js';
-import type { Store } from '../src/store/create-store.js';
-import { insertAccount } from '../src/store/repositories/accounts.js';
+import type { RequestRecord } from '../../src/billing/request-record.js';
+import type { SettlementEntry } from '../../src/billing/plan-books.js';
+import { createId } from '../../src/core/ids.js';
+import type { Store } from '../../src/store/create-store.js';
+import { insertAccount } from '../../src/store/repositories/accounts.js';
 
 export interface LeaseBooks {
   accountId: string;

@@ -1,7 +1,9 @@
 import { BedrockRuntimeClient, InvokeModelCommand, InvokeModelWithResponseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
+import { Hash } from '@smithy/hash-node';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signAwsRequest } from '../providers/aws/sign-request.js';
 import { simulatorAwsCredentials, simulatorAwsSessionCredentials } from './aws-sigv4.js';
 import type { Simulator } from './simulator-types.js';
 import { startSimulator } from './start-simulator.js';
@@ -85,10 +87,10 @@ describe('Bedrock InvokeModel for Claude through AWS\'s SDK', () => {
     await expect(send({ accessKeyId: 'AKIAUNKNOWNKEY000000', secretAccessKey: 'x' })).rejects.toMatchObject({ name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 403 } });
     await expect(send({ accessKeyId: simulatorAwsSessionCredentials.accessKeyId, secretAccessKey: simulatorAwsSessionCredentials.secretAccessKey })).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
 
-    // Signed by our signer, then the body changed on the way: the signature no longer covers it.
+    // Signed by AWS's signer, then the body changed on the way: the signature no longer covers it.
     const url = `${simulator.url}/bedrock/model/${encodeURIComponent(modelId)}/invoke`;
     const signedBody = body('hello');
-    const headers = { 'content-type': 'application/json', ...(await signAwsRequest(simulatorAwsCredentials, 'us-east-1', 'bedrock', { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: signedBody })) };
+    const headers = await signWithAws(url, signedBody);
     const genuine = await fetch(url, { method: 'POST', headers, body: signedBody });
     expect(genuine.status).toBe(200);
     const tampered = await fetch(url, { method: 'POST', headers, body: body('hellO') });
@@ -108,3 +110,19 @@ describe('Bedrock InvokeModel for Claude through AWS\'s SDK', () => {
     expect(refused.status).toBe(403);
   });
 });
+
+class Sha256 extends Hash {
+  constructor(secret?: ConstructorParameters<typeof Hash>[1]) {
+    super('sha256', secret);
+  }
+}
+
+/** The headers AWS's own SigV4 signer adds to a POST of `body` to `url` with the simulator's long-term keys (no x-amz-content-sha256, as the Bedrock SDK signs). */
+async function signWithAws(url: string, body: string): Promise<Record<string, string>> {
+  const target = new URL(url);
+  const signer = new SignatureV4({ credentials: simulatorAwsCredentials, region: 'us-east-1', service: 'bedrock', sha256: Sha256, applyChecksum: false });
+  const signed = await signer.sign(new HttpRequest({ method: 'POST', protocol: target.protocol, hostname: target.hostname, port: Number(target.port), path: target.pathname, headers: { host: target.host, 'content-type': 'application/json' }, body }));
+  // fetch writes `host` itself, from the URL.
+  const { host: _host, ...headers } = signed.headers as Record<string, string>;
+  return headers;
+}

@@ -1,4 +1,4 @@
-import type { MessagesContentBlock, MessagesResponse, MessagesStopReason, MessagesUsage } from '../providers/anthropic/wire-types.js';
+import type { AnthropicContentBlock, AnthropicMessage, AnthropicStopReason, AnthropicUsage } from './anthropic-wire-types.js';
 import type { PlannedFinish, PlannedReply } from './plan-reply.js';
 import {
   asArray,
@@ -134,14 +134,14 @@ function decodeToolChoice(choice: Record<string, unknown>): SimulatedToolChoice 
   return { type: 'auto' };
 }
 
-const STOP_REASONS: Record<PlannedFinish, MessagesStopReason> = {
+const STOP_REASONS: Record<PlannedFinish, AnthropicStopReason> = {
   stop: 'end_turn',
   stop_sequence: 'stop_sequence',
   length: 'max_tokens',
   tool_calls: 'tool_use',
 };
 
-function encodeUsage(reply: PlannedReply, outputTokens: number): MessagesUsage {
+function encodeUsage(reply: PlannedReply, outputTokens: number): AnthropicUsage {
   return {
     input_tokens: reply.promptTokens,
     cache_creation_input_tokens: 0,
@@ -154,8 +154,8 @@ function encodeUsage(reply: PlannedReply, outputTokens: number): MessagesUsage {
 
 const toolUseId = (context: ResponseContext, index: number) => `toolu_sim${context.sequence}_${index}`;
 
-function encodeResponse(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): MessagesResponse {
-  const content: MessagesContentBlock[] =
+function encodeResponse(request: SimulatedRequest, reply: PlannedReply, context: ResponseContext): AnthropicMessage {
+  const content: AnthropicContentBlock[] =
     reply.toolCalls.length > 0
       ? reply.toolCalls.map((call, index) => ({ type: 'tool_use', id: toolUseId(context, index), name: call.name, input: call.input }))
       : reply.text === ''
@@ -179,7 +179,7 @@ function encodeStreamEvents(request: SimulatedRequest, reply: PlannedReply, cont
     data: JSON.stringify(payload),
     tokens,
   });
-  const message: MessagesResponse = {
+  const message: AnthropicMessage = {
     id: `msg_sim${context.sequence}`,
     type: 'message',
     role: 'assistant',
@@ -207,7 +207,7 @@ function encodeStreamEvents(request: SimulatedRequest, reply: PlannedReply, cont
     events.push(event({ type: 'content_block_stop', index }));
   });
   const delta = { stop_reason: STOP_REASONS[reply.finish], stop_sequence: reply.stopSequence ?? null };
-  const usage: MessagesUsage = {
+  const usage: AnthropicUsage = {
     input_tokens: reply.promptTokens,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
