@@ -1,13 +1,8 @@
+import { FaultSyntaxError } from './fault-syntax-error.js';
 import { DIRECTIVE_PATTERN, readDirectiveEntries } from './read-directive-entries.js';
 import { SIMULATOR_PROTOCOLS, type FaultRule, type FaultSpec, type SimulatorProtocol } from './simulator-types.js';
 
-/** A fault given in a bad form; the simulator answers it with a 400. */
-export class FaultSyntaxError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FaultSyntaxError';
-  }
-}
+export { FaultSyntaxError };
 
 type FaultKey = keyof FaultSpec;
 type NumericKey = Exclude<FaultKey, 'no_usage'>;

@@ -1,7 +1,7 @@
 import { buildToolArguments } from './build-tool-arguments.js';
 import { countPromptTokens, TOOL_CALL_TOKENS } from './count-tokens.js';
 import { stripDirectives } from './faults.js';
-import type { SimulatedMessage, SimulatedRequest, SimulatedTool } from './protocol-adapter.js';
+import type { SimulatedMessage, SimulatedRequest, SimulatedTool } from './simulated-request.js';
 import { asksForText, conversationIsScripted, readScriptedCall, scriptedText, stripScriptDirectives } from './scripted-turns.js';
 
 export interface PlannedToolCall {

@@ -1,4 +1,4 @@
-import type { SimulatedMessage } from './protocol-adapter.js';
+import type { SimulatedMessage } from './simulated-request.js';
 
 /**
  * Scripted turns let a test play an agent's tool loop through a real client:

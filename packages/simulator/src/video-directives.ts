@@ -1,4 +1,4 @@
-import { FaultSyntaxError } from './faults.js';
+import { FaultSyntaxError } from './fault-syntax-error.js';
 import { readDirectiveEntries } from './read-directive-entries.js';
 
 /** What a video prompt can ask of the simulator, in the `[[sim:key=value,flag]]` form of text faults. */
