@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
-import { coverDays, type Grain, type UsageSummaryDelta } from '../summarize-usage.js';
+import { coverDays, type Grain, type PeriodRun, type UsageSummaryDelta } from '../summarize-usage.js';
 import { summedCounts, toUsageSum, type UsageSum } from './usage-rollups.js';
 
 const rowsPerStatement = 500;
@@ -65,15 +65,26 @@ export interface SummaryFilter {
   to: string;
 }
 
-/** The query of `sumUsageSummaries`, unexecuted (its plan is held by a test). */
+/**
+ * The query of `sumUsageSummaries`, unexecuted (its plan is held by a test). Each run of the cover
+ * is its own range of the primary key, and the ranges are joined by UNION ALL: they never
+ * overlap, so nothing needs removing twice. Written as one WHERE with OR, SQLite took the
+ * "multi-index OR" plan, which gathers the matching keys of every range in a temporary table and
+ * then looks each row up again; a year's key breakdown (15,000 summary rows) cost 12 ms of the
+ * main thread that way against 6.5 ms as ranges read in turn (docs/usage-reports.md).
+ */
 export function selectUsageSummaries(db: Kysely<Database>, filter: SummaryFilter, grouping: SummaryGrouping) {
   const byGrain: Partial<Record<Grain, string>> = dimensions[grouping];
   const runs = coverDays(filter.from, filter.to, new Set(Object.keys(byGrain) as Grain[]));
   const column = grouping === 'day' ? 'period' : 'value';
-  return db
-    .selectFrom('usage_summaries')
-    .select([sql.ref<string>(column).as('group'), ...summedCounts()])
-    .where('account_id', '=', filter.accountId)
-    .where((eb) => eb.or(runs.map((run) => eb.and([eb('dimension', '=', byGrain[run.grain]!), eb('period', '>=', run.first), eb('period', '<=', run.last)]))))
-    .groupBy(column);
+  const range = (run: PeriodRun) =>
+    db
+      .selectFrom('usage_summaries')
+      .select([sql.ref<string>(column).as('group'), 'requests', 'prompt_tokens', 'completion_tokens', 'cost'])
+      .where('account_id', '=', filter.accountId)
+      .where('dimension', '=', byGrain[run.grain]!)
+      .where('period', '>=', run.first)
+      .where('period', '<=', run.last);
+  const ranges = runs.slice(1).reduce((union, run) => union.unionAll(range(run)), range(runs[0]));
+  return db.selectFrom(ranges.as('ranges')).select([sql.ref<string>('group').as('group'), ...summedCounts()]).groupBy('group');
 }
