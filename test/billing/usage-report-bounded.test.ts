@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillUsageSummaries } from '../../src/store/migrations/2026-12-07-1300-usage-summaries.js';
+import { UsageSummariesBackfill } from '../../src/billing/backfill-usage-summaries.js';
 import { addUsageRollups, type UsageRollupDelta } from '../../src/store/repositories/usage-rollups.js';
 import { selectUsageSummaries, sumUsageSummaries, type SummaryGrouping } from '../../src/store/repositories/usage-summaries.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
@@ -98,14 +98,17 @@ for (const database of testDatabases()) {
       expect(byKey.reduce((total, sum) => total + sum.cost, 0n)).toBe(BigInt(detail.rows[0].cost));
     });
 
-    it('the migration backfill rebuilds the summaries the writers kept, a bounded page per statement', async () => {
+    it('the backfill rebuilds the summaries the writers kept, a bounded page per transaction', async () => {
       const snapshot = () =>
         test.store.db.selectFrom('usage_summaries').selectAll().orderBy('account_id').orderBy('dimension').orderBy('period').orderBy('value').execute();
       const kept = await snapshot();
+      // The state an upgrade leaves: the rollups set aside, no summaries of them.
+      await sql`insert into usage_rollups_pending select * from usage_rollups`.execute(test.store.db);
+      await test.store.db.deleteFrom('usage_rollups').execute();
       await test.store.db.deleteFrom('usage_summaries').execute();
       const pages: number[] = [];
       // Pages of 997 rows: not a divisor of the rollups' count, so the last page is short.
-      await backfillUsageSummaries(test.store.db, 997, (rows) => pages.push(rows));
+      await new UsageSummariesBackfill(test.store, { pageRows: 997, onPage: (rows) => pages.push(rows) }).start();
       expect(await snapshot()).toEqual(kept);
       expect(pages.reduce((total, rows) => total + rows, 0)).toBe(2 * days * keys * models);
       expect(Math.max(...pages)).toBe(997);
