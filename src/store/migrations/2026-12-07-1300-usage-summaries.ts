@@ -42,10 +42,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ? (await sql<{ found: boolean }>`select to_regclass('usage_rollups_pending') is not null as found`.execute(db)).rows[0].found
     : (await sql`select 1 from sqlite_master where type = 'table' and name = 'usage_rollups_pending'`.execute(db)).rows.length > 0;
   if (!pendingExists) {
-    // Index names are unique per schema (SQLite: per database): the pending table keeps its
-    // primary key (renamed on PostgreSQL; SQLite renames its automatic index with the table),
-    // which the backfill pages and the reports read by; the key index is the new table's.
-    await db.schema.dropIndex('usage_rollups_account_key_idx').ifExists().execute();
+    // Index names are unique per schema (SQLite: per database), and the new table takes the old
+    // ones. The pending table keeps its primary key, which the backfill pages and the reports
+    // read by (renamed on PostgreSQL; SQLite renames its automatic index with the table), and on
+    // PostgreSQL its key index too, renamed, for an ordinary key's report during the backfill.
+    // SQLite cannot rename an index: there it is dropped, and such a report reads the key's
+    // pending rows by the account's range of days until the backfill is done.
+    if (postgres) await sql`alter index if exists usage_rollups_account_key_idx rename to usage_rollups_pending_account_key_idx`.execute(db);
+    else await db.schema.dropIndex('usage_rollups_account_key_idx').ifExists().execute();
     await db.schema.alterTable('usage_rollups').renameTo('usage_rollups_pending').execute();
     if (postgres) await sql`alter table usage_rollups_pending rename constraint usage_rollups_pk to usage_rollups_pending_pk`.execute(db);
   }
@@ -67,5 +71,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  const postgres = await isPostgres(db);
+  const pendingExists = postgres
+    ? (await sql<{ found: boolean }>`select to_regclass('usage_rollups_pending') is not null as found`.execute(db)).rows[0].found
+    : (await sql`select 1 from sqlite_master where type = 'table' and name = 'usage_rollups_pending'`.execute(db)).rows.length > 0;
+  if (pendingExists) {
+    // The previous version reads the rollups alone: give them back what is still pending.
+    await sql`insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
+      select account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost from usage_rollups_pending where true
+      on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
+        prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
+        cost = usage_rollups.cost + excluded.cost`.execute(db);
+    await db.schema.dropTable('usage_rollups_pending').execute();
+  }
   await db.schema.dropTable('usage_summaries').ifExists().execute();
 }
