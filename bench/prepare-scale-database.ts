@@ -7,8 +7,6 @@ import { childEnvironment } from './child-process.js';
 import { openPostgresForSeeding, openSqliteForSeeding, type ScaleDatabase } from './scale-database.js';
 import type { ScaleAnchor, ScaleDialect, ScaleShape } from './scale-sql.js';
 import { seedScale, type SeedTimes } from './seed-scale.js';
-import { createStore } from '../src/store/create-store.js';
-import { backfillUsageSummaries } from '../src/store/migrations/2026-12-07-1300-usage-summaries.js';
 
 const execFileAsync = promisify(execFile);
 /** Bumped whenever the seed's rows change, so that an older cache is seeded again. */
@@ -60,8 +58,8 @@ export async function prepareScaleDatabase(root: string, location: ScaleLocation
   // The CLI's migrations list every schema's tables: on a shared server next to 10M-row seeds that
   // can outlast the request-path statement timeout, which is not what is measured here.
   const environment = childEnvironment({ ...databaseEnvironment(location), SWITCHYARD_PG_STATEMENT_TIMEOUT_MS: '120000' });
-  const cli = async (args: string[]) => {
-    const { stdout } = await execFileAsync(process.execPath, [join(root, 'bin', 'switchyard.js'), 'admin', ...args], { cwd: root, env: environment, timeout: 300_000 });
+  const cli = async (args: string[], timeout = 300_000) => {
+    const { stdout } = await execFileAsync(process.execPath, [join(root, 'bin', 'switchyard.js'), 'admin', ...args], { cwd: root, env: environment, timeout, maxBuffer: 1 << 20 });
     return JSON.parse(stdout) as { data: { id: string } & Record<string, unknown>; key: string };
   };
   const created = await cli(['create-account', '--name', `Scale bench (${shape.keys} keys)`, '--credits', '1000000']);
@@ -71,13 +69,15 @@ export async function prepareScaleDatabase(root: string, location: ScaleLocation
     const management = await db.rows<{ id: string }>(`select id from api_keys where account_id = '${created.data.id}' and management = 1`);
     const anchor: ScaleAnchor = { accountId: created.data.id, managementKeyId: management[0].id, ordinaryKeyId: ordinary.data.id, nowMs: Date.now() };
     const seed = await seedScale(db, shape, anchor, options.say);
-    // The report reads summaries the books keep beside the rollups; rollups written by SQL get
-    // theirs from the product's own backfill, as an upgraded database does.
+    // The report reads summaries the books keep beside the rollups. The seeded rollups are where
+    // an upgrade leaves those the summaries do not hold yet; the product's own backfill (the one
+    // `serve` runs in the background) moves them, through its CLI, and waits until it is done.
     const at = performance.now();
-    await backfillSummaries(location);
+    const backfilled = await cli(['backfill-usage'], 4 * 3600_000);
+    await db.run(location.dialect === 'sqlite' ? 'analyze' : 'vacuum analyze usage_rollups, usage_summaries, usage_rollups_pending');
     seed.phases['usage summaries'] = Math.round((performance.now() - at) / 100) / 10;
     seed.seconds = Math.round((seed.seconds + seed.phases['usage summaries']) * 10) / 10;
-    options.say(`  usage summaries: ${seed.phases['usage summaries']} s`);
+    options.say(`  usage summaries: ${seed.phases['usage summaries']} s (${JSON.stringify(backfilled.data)})`);
     const marker: SeedMarker = { version: seedVersion, shape, anchor, managementKey: created.key, ordinaryKey: ordinary.key, seededAt: new Date().toISOString(), seed };
     await db.run(`create table ${markerTable} (id text primary key, value text not null)`);
     await db.run(`insert into ${markerTable} (id, value) values ('seed', '${JSON.stringify(marker).replace(/'/g, "''")}')`);
@@ -129,16 +129,4 @@ export async function wipe(location: ScaleLocation, recreate = true): Promise<vo
     await client.query(`drop schema if exists "${location.schema}" cascade`);
     if (recreate) await client.query(`create schema "${location.schema}"`);
   });
-}
-
-/** The usage summaries of the seeded rollups, by the migration's own backfill over the product's store. */
-async function backfillSummaries(location: ScaleLocation): Promise<void> {
-  const url = location.dialect === 'sqlite' ? `sqlite:${location.sqlitePath}` : location.postgresUrl!;
-  // A page of a cold 7.3M-row table can outlast the request path's statement timeout.
-  const store = await createStore(url, location.dialect === 'postgres' ? { schema: location.schema, timeouts: { statementMs: 600_000, queryMs: 600_000 } } : {});
-  try {
-    await backfillUsageSummaries(store.db);
-  } finally {
-    await store.close();
-  }
 }

@@ -137,13 +137,16 @@ export function insertKeysSql(dialect: ScaleDialect, shape: ScaleShape, anchor: 
 
 /**
  * Daily rollups, rows `from`..`to` of days × keys × models (every key uses every model every day:
- * the worst case for a report that sums the detail), in primary-key order.
+ * the worst case for a report that sums the detail), in primary-key order. Written where an
+ * upgrade leaves the rollups that the usage summaries do not hold yet (`usage_rollups_pending`,
+ * migration 2026-12-07-1300): the product's own backfill then moves them into the rollups and
+ * the summaries (`switchyard admin backfill-usage`).
  */
 export function insertRollupsSql(dialect: ScaleDialect, shape: ScaleShape, anchor: ScaleAnchor, from: number, to: number): string {
   const perDay = shape.keys * shape.models;
   const firstDayMs = startOfDay(anchor.nowMs) - (shape.days - 1) * dayMs;
   const model = `(i % ${shape.models})`;
-  return `insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
+  return `insert into usage_rollups_pending (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
     select '${anchor.accountId}', ${daySql(dialect, `(${firstDayMs} + (i / ${perDay}) * ${dayMs})`)}, ${keyIdSql(anchor, `((i / ${shape.models}) % ${shape.keys})`, keysBaseMs(shape, anchor))},
       ${pick(model, routes.slice(0, shape.models).map(([name]) => name))}, ${pick(model, routes.slice(0, shape.models).map(([, provider]) => provider))},
       1 + i % 5, 100 + i % 3000, 10 + i % 900, 1000 + (i % 7919) * 1000

@@ -10,7 +10,7 @@ export interface SeedTimes {
   phases: Record<string, number>;
 }
 
-const seededTables = ['accounts', 'api_keys', 'usage_rollups', 'requests'];
+const seededTables = ['accounts', 'api_keys', 'usage_rollups_pending', 'requests'];
 /** Rows per statement: big enough that the statement overhead vanishes, small enough for steady progress. */
 const chunkRows = 500_000;
 

@@ -19,6 +19,7 @@ import { createCounters } from './store/counters.js';
 import { TaskEngine, type TaskEngineOptions } from './tasks/task-engine.js';
 import { videoTaskHandler } from './videos/video-task-handler.js';
 import { createStore, migrateToLatest, type StoreOptions } from './store/create-store.js';
+import { UsageSummariesBackfill } from './billing/backfill-usage-summaries.js';
 import { imageTaskHandler } from './media/image-task-handler.js';
 import { createTracingFromEnv, type Tracing } from './telemetry/create-tracing.js';
 
@@ -43,6 +44,8 @@ export interface ContextOptions {
 
 /** Each context's tracing, flushed and shut down with it. */
 const tracingOf = new WeakMap<AppContext, Tracing>();
+/** Each context's usage summaries backfill (migration 2026-12-07-1300), stopped before its store closes. */
+const backfillOf = new WeakMap<AppContext, UsageSummariesBackfill>();
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -92,6 +95,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     tracer: tracing?.tracer ?? null,
   };
   if (tracing) tracingOf.set(context, tracing);
+  const backfill = new UsageSummariesBackfill(store, { logger });
+  backfillOf.set(context, backfill);
+  void backfill.start();
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);
   await context.ledger.startInstance();
@@ -130,6 +136,7 @@ export function createLogger(level: string): Logger {
 
 export async function closeContext(context: AppContext): Promise<void> {
   await context.tasks.stop();
+  await backfillOf.get(context)?.stop();
   await context.requestLog.close();
   // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.
   await context.ledger.stopInstance().catch(() => undefined);

@@ -13,6 +13,7 @@ import { readTelegramBotUsername } from '../config/read-telegram-config.js';
 import { notFound } from '../errors/gateway-error.js';
 import { encodeLinkCode, issueLinkCode } from '../messenger/link-codes.js';
 import { createStore, migrateToLatest, type Store } from '../store/create-store.js';
+import { UsageSummariesBackfill } from '../billing/backfill-usage-summaries.js';
 import { findAccount } from '../store/repositories/accounts.js';
 
 /**
@@ -91,6 +92,10 @@ export function registerAdminCommands(program: Command): Command {
         return { data: encodeKey(record), key: secret };
       }),
     );
+  admin
+    .command('backfill-usage')
+    .description('sum the usage written before the usage summaries existed into them now, and wait until done (serve does it in the background)')
+    .action(() => withStore(async (store) => ({ data: await new UsageSummariesBackfill(store).start() })));
   return admin;
 }
 

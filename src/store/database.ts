@@ -13,6 +13,8 @@ export interface Database {
   reservations: ReservationsTable;
   requests: RequestsTable;
   usage_rollups: UsageRollupsTable;
+  /** Rollups written before the summaries existed, not yet moved into them (migration 2026-12-07-1300). */
+  usage_rollups_pending: UsageRollupsTable;
   usage_summaries: UsageSummariesTable;
   default_providers: DefaultProvidersTable;
   messenger_links: MessengerLinksTable;

@@ -1,27 +1,30 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import type { UsageDimension } from '../summarize-usage.js';
 import { isPostgres } from './is-postgres.js';
-
-/** Rollup rows read per statement of the backfill. */
-export const backfillPageRows = 5_000;
 
 /**
  * `usage_summaries` (`store/summarize-usage.ts`): what the usage report reads instead of summing
- * every detailed rollup of its range, filled from the rollups already there. On SQLite the table
- * is clustered on its key (`without rowid`): a report's ranges are read from the key's B-tree
- * without a lookup per row.
+ * every detailed rollup of its range. On SQLite the table is clustered on its key (`without
+ * rowid`): a report's ranges are read from the key's B-tree without a lookup per row.
  *
- * The backfill walks the rollups in primary-key order, a page of `backfillPageRows` rows at a
- * time, each page summed in the database by one statement: no statement reads or writes more
- * than a page (and its sums), whatever the table's size. On PostgreSQL the rollups are only read, so
- * writers are not held; instances of the previous version that write rollups meanwhile (a rolling
- * upgrade) do not add to the summaries (docs/usage-reports.md).
+ * The rollups already there are summed in the background after start, not here: a backfill of
+ * millions of rows inside the migration held the migrator's lock (every other instance's start,
+ * on a shared database every other schema's migrations) for minutes. So the migration only sets
+ * the rollups aside, which takes no time whatever their number: the table is renamed
+ * `usage_rollups_pending` (its rows are exactly the usage the summaries do not hold yet) and an
+ * empty `usage_rollups` takes its place, which the writers fill together with the summaries from
+ * now on. A background job (`billing/backfill-usage-summaries.ts`) moves the pending rows into
+ * both, a small page per transaction, and the reports add up what is still pending meanwhile, so
+ * they are exact at every moment (docs/usage-reports.md, "Upgrading: the backfill").
+ *
+ * The pending table is the progress marker: pending work is its rows. A database that ran the
+ * first version of this migration (which summed the rollups in place) has none, and nothing to
+ * do; a new database has an empty one, done at the first look.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = await isPostgres(db);
   await db.schema
     .createTable('usage_summaries')
+    .ifNotExists()
     .addColumn('account_id', 'text', (column) => column.notNull())
     .addColumn('dimension', 'text', (column) => column.notNull())
     .addColumn('period', 'text', (column) => column.notNull())
@@ -33,68 +36,53 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('usage_summaries_pk', ['account_id', 'dimension', 'period', 'value'])
     .$call((builder) => (postgres ? builder : builder.modifyEnd(sql`without rowid`)))
     .execute();
-  await backfillUsageSummaries(db as Kysely<Database>);
+  // Kysely runs a SQLite migration's statements one by one (no transactional DDL there): each
+  // step below is skipped when done, so that a run cut short is simply run again.
+  const pendingExists = postgres
+    ? (await sql<{ found: boolean }>`select to_regclass('usage_rollups_pending') is not null as found`.execute(db)).rows[0].found
+    : (await sql`select 1 from sqlite_master where type = 'table' and name = 'usage_rollups_pending'`.execute(db)).rows.length > 0;
+  if (!pendingExists) {
+    // Index names are unique per schema (SQLite: per database), and the new table takes the old
+    // ones. The pending table keeps its primary key, which the backfill pages and the reports
+    // read by (renamed on PostgreSQL; SQLite renames its automatic index with the table), and on
+    // PostgreSQL its key index too, renamed, for an ordinary key's report during the backfill.
+    // SQLite cannot rename an index: there it is dropped, and such a report reads the key's
+    // pending rows by the account's range of days until the backfill is done.
+    if (postgres) await sql`alter index if exists usage_rollups_account_key_idx rename to usage_rollups_pending_account_key_idx`.execute(db);
+    else await db.schema.dropIndex('usage_rollups_account_key_idx').ifExists().execute();
+    await db.schema.alterTable('usage_rollups').renameTo('usage_rollups_pending').execute();
+    if (postgres) await sql`alter table usage_rollups_pending rename constraint usage_rollups_pk to usage_rollups_pending_pk`.execute(db);
+  }
+  await db.schema
+    .createTable('usage_rollups')
+    .ifNotExists()
+    .addColumn('account_id', 'text', (column) => column.notNull())
+    .addColumn('day', 'text', (column) => column.notNull())
+    .addColumn('key_id', 'text', (column) => column.notNull())
+    .addColumn('model', 'text', (column) => column.notNull())
+    .addColumn('provider', 'text', (column) => column.notNull())
+    .addColumn('requests', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('prompt_tokens', 'bigint', (column) => column.notNull().defaultTo(0))
+    .addColumn('completion_tokens', 'bigint', (column) => column.notNull().defaultTo(0))
+    .addColumn('cost', 'bigint', (column) => column.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('usage_rollups_pk', ['account_id', 'day', 'key_id', 'model', 'provider'])
+    .execute();
+  await db.schema.createIndex('usage_rollups_account_key_idx').ifNotExists().on('usage_rollups').columns(['account_id', 'key_id', 'day']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('usage_summaries').ifExists().execute();
-}
-
-const rollupKey = ['account_id', 'day', 'key_id', 'model', 'provider'] as const;
-
-/**
- * Each summary dimension as SQL over a rollup row: its period and its value. The same rule as
- * `summarizeUsage` (the test of the backfill holds the two equal), in SQL so that a page of the
- * backfill is summed in the database: the periods are day strings, a month named by its first
- * day, a week of a month by day 01, 08, 15 or 22. Plain `substr` and `||` read the same on SQLite
- * and PostgreSQL.
- */
-const month = `substr(day, 1, 8) || '01'`;
-const week = `substr(day, 1, 8) || case when substr(day, 9, 2) < '08' then '01' when substr(day, 9, 2) < '15' then '08' when substr(day, 9, 2) < '22' then '15' else '22' end`;
-const dimensionSql: Record<UsageDimension, [period: string, value: string]> = {
-  day: ['day', `''`],
-  'model:day': ['day', 'model'],
-  'model:month': [month, 'model'],
-  'provider:day': ['day', 'provider'],
-  'provider:month': [month, 'provider'],
-  'key:day': ['day', 'key_id'],
-  'key:week': [week, 'key_id'],
-  'key:month': [month, 'key_id'],
-};
-
-/**
- * Adds every rollup row to the summaries, a page of `pageRows` rollup rows (in primary-key order)
- * per statement: each statement reads one page and sums it into the summaries. `onPage` hears
- * each page's size.
- */
-export async function backfillUsageSummaries(db: Kysely<Database>, pageRows = backfillPageRows, onPage?: (rows: number) => void): Promise<void> {
-  const keyTuple = sql.raw(`(${rollupKey.join(', ')})`);
-  const page = (row: Record<(typeof rollupKey)[number], string>) => sql.join(rollupKey.map((column) => row[column]));
-  const sums = sql.raw(Object.entries(dimensionSql)
-    .map(([dimension, [period, value]]) => `select account_id, '${dimension}' as dimension, ${period} as period, ${value} as value, requests, prompt_tokens, completion_tokens, cost from paged`)
-    .join(' union all '));
-  let after: Record<(typeof rollupKey)[number], string> | undefined;
-  for (;;) {
-    const from = after ? sql`${keyTuple} > (${page(after)})` : sql`true`;
-    // The page's last row: the page is the rows after `after` up to it (all the rest at the end).
-    const [last] = await sql<Record<(typeof rollupKey)[number], string>>`
-      select ${sql.raw(rollupKey.join(', '))} from usage_rollups where ${from} order by ${sql.raw(rollupKey.join(', '))} limit 1 offset ${pageRows - 1}`.execute(db).then((result) => result.rows);
-    const to = last ? sql`${keyTuple} <= (${page(last)})` : sql`true`;
-    const written = await sql<{ rows: string | number | bigint }>`
-      with paged as (select * from usage_rollups where ${from} and ${to})
-      select count(*) as rows from paged`.execute(db);
-    const rows = Number(written.rows[0].rows);
-    if (rows === 0) return;
-    onPage?.(rows);
-    await sql`
-      insert into usage_summaries (account_id, dimension, period, value, requests, prompt_tokens, completion_tokens, cost)
-      select account_id, dimension, period, value, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost)
-      from (with paged as (select * from usage_rollups where ${from} and ${to}) ${sums}) as summed
-      where true group by account_id, dimension, period, value
-      on conflict (account_id, dimension, period, value) do update set requests = usage_summaries.requests + excluded.requests,
-        prompt_tokens = usage_summaries.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_summaries.completion_tokens + excluded.completion_tokens,
-        cost = usage_summaries.cost + excluded.cost`.execute(db);
-    if (!last) return;
-    after = last;
+  const postgres = await isPostgres(db);
+  const pendingExists = postgres
+    ? (await sql<{ found: boolean }>`select to_regclass('usage_rollups_pending') is not null as found`.execute(db)).rows[0].found
+    : (await sql`select 1 from sqlite_master where type = 'table' and name = 'usage_rollups_pending'`.execute(db)).rows.length > 0;
+  if (pendingExists) {
+    // The previous version reads the rollups alone: give them back what is still pending.
+    await sql`insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
+      select account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost from usage_rollups_pending where true
+      on conflict (account_id, day, key_id, model, provider) do update set requests = usage_rollups.requests + excluded.requests,
+        prompt_tokens = usage_rollups.prompt_tokens + excluded.prompt_tokens, completion_tokens = usage_rollups.completion_tokens + excluded.completion_tokens,
+        cost = usage_rollups.cost + excluded.cost`.execute(db);
+    await db.schema.dropTable('usage_rollups_pending').execute();
   }
+  await db.schema.dropTable('usage_summaries').ifExists().execute();
 }

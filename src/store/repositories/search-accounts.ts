@@ -64,7 +64,19 @@ async function listPartMatches(db: Kysely<Database>, dialect: Dialect, folded: s
     const page = await readIndexedPage(db, dialect, folded, lookup, options);
     if (page) return page;
   }
-  return scanForMatches(db, matches, options);
+  return scanForMatches(db, dialect === 'postgres' ? scanCondition(folded) : matches, options);
+}
+
+/**
+ * The rule as the windowed scan checks it on PostgreSQL: `lower()` under the "C" collation folds
+ * A-Z and nothing else, as `translate` does, but in one pass over the bytes, where `translate`
+ * looks every character up in its 26-letter lists: a page of `ada lovelace` (1,173 of 1M
+ * accounts, 42,500 names read) took 192 ms of the server with `translate` and 18-22 ms with this,
+ * on the same loaded machine. The indexes keep `translate` (their expression), which the scan
+ * does not use.
+ */
+function scanCondition(folded: string): Condition {
+  return sql<SqlBool>`strpos(lower(accounts.name collate "C"), ${folded}) > 0`;
 }
 
 /** `text` anywhere in a LIKE pattern, its `%`, `_` and `\` plain characters. */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import { toBigInt, toNumber } from '../convert.js';
 import { summarizeUsage } from '../summarize-usage.js';
-import { addUsageSummaries } from './usage-summaries.js';
+import { addUsageSummaries, hasPendingRollups, selectPendingRollups } from './usage-summaries.js';
 
 /** What one batch adds to one (account, day, key, model, provider) row. */
 export interface UsageRollupDelta {
@@ -68,7 +68,10 @@ export async function addUsageRollups(db: Kysely<Database>, deltas: readonly Usa
   await addUsageSummaries(db, summarizeUsage(deltas));
 }
 
-/** Sums of the rollup rows of `from`..`to` (inclusive days), grouped by one column. */
+/**
+ * Sums of the rollup rows of `from`..`to` (inclusive days), grouped by one column. Rows the
+ * summaries' backfill has not moved yet (`usage_rollups_pending`) count too.
+ */
 export async function sumUsage(
   db: Kysely<Database>,
   filter: { accountId: string; keyId?: string; from: string; to: string },
@@ -76,13 +79,14 @@ export async function sumUsage(
 ): Promise<UsageSum[]> {
   let query = db
     .selectFrom('usage_rollups')
-    .select([sql.ref<string>(grouping).as('group'), ...summedCounts()])
+    .select([sql.ref<string>(grouping).as('group'), 'requests', 'prompt_tokens', 'completion_tokens', 'cost'])
     .where('account_id', '=', filter.accountId)
     .where('day', '>=', filter.from)
     .where('day', '<=', filter.to);
   if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
-  const rows = await query.groupBy(grouping).execute();
-  return rows.map(toUsageSum);
+  const rows = (await hasPendingRollups(db)) ? query.unionAll(selectPendingRollups(db, filter, grouping)) : query;
+  const summed = await db.selectFrom(rows.as('rows')).select([sql.ref<string>('group').as('group'), ...summedCounts()]).groupBy('group').execute();
+  return summed.map(toUsageSum);
 }
 
 /** The sums a usage query selects. PostgreSQL sums bigint into numeric (a string through pg); SQLite into an integer. */
