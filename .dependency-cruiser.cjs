@@ -130,7 +130,7 @@ const config = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['^test/open-responses/vendor/', '(^|/)node_modules/', '^dist/'] },
+    exclude: { path: ['^test/open-responses/vendor/', '(^|/)node_modules/', '^dist/', '^packages/[^/]+/dist/'] },
     // `import type` counts: the AppContext type cycle was made of type imports only.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
