@@ -5,7 +5,7 @@ import type { RequestRecord } from '../billing/request-record.js';
 import { ERROR_MESSAGE_MAX_CHARS } from '../billing/start-request-record.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
-import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
+import { finishTask, setTaskCost } from './db/tasks.js';
 import type { TaskRecord } from './task-types.js';
 
 export type TaskEnding =
