@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import type { UsageDimension } from '../summarize-usage.js';
+import type { Database, UsageDimension } from '../database.js';
 import { isPostgres } from './is-postgres.js';
 
 /** Rollup rows read per statement of the backfill. */

@@ -1,7 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
-import type { UsageSummaryDelta } from '../summarize-usage.js';
+import type { UsageSummaryDelta } from './summarize-usage.js';
 import type { RequestRow } from './requests.js';
 
 /**

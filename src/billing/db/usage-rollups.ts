@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import { toBigInt, toNumber } from '../convert.js';
-import { summarizeUsage } from '../summarize-usage.js';
+import type { Database } from '../../store/database.js';
+import { toBigInt, toNumber } from '../../store/convert.js';
+import { summarizeUsage } from './summarize-usage.js';
 import { addUsageSummaries } from './usage-summaries.js';
 
 /** What one batch adds to one (account, day, key, model, provider) row. */

@@ -1,9 +1,9 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { mapPacked } from '../../core/map-packed.js';
-import type { Database } from '../database.js';
+import type { Database } from '../../store/database.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
-import { summariesPerRollup, type UsageSummaryDelta } from '../summarize-usage.js';
+import { summariesPerRollup, type UsageSummaryDelta } from './summarize-usage.js';
 import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
 
 /**

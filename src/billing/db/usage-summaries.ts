@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import { coverDays, type Grain, type UsageSummaryDelta } from '../summarize-usage.js';
+import type { Database } from '../../store/database.js';
+import { coverDays, type Grain, type UsageSummaryDelta } from './summarize-usage.js';
 import { summedCounts, toUsageSum, type UsageSum } from './usage-rollups.js';
 
 const rowsPerStatement = 500;

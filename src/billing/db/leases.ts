@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import type { Database } from '../database.js';
-import { toBigInt } from '../convert.js';
+import type { Database } from '../../store/database.js';
+import { toBigInt } from '../../store/convert.js';
 
 /**
  * A lease is a reservation row held by an instance (`instance_id`), whose amount the instance

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import { toBigInt } from '../convert.js';
-import { heartbeatTimeOf, type HeartbeatTime } from './instances.js';
+import type { Database } from '../../store/database.js';
+import { toBigInt } from '../../store/convert.js';
+import { heartbeatTimeOf, type HeartbeatTime } from '../../store/repositories/instances.js';
 
 /**
  * Ids of reservations that outlived their bound (their request crashed or was lost), judged by
