@@ -47,7 +47,7 @@ export async function listOrphanedReservations(db: Kysely<Database>, staleBefore
  * have not spent (reservations and leases, which may yet come back, counted as still there).
  */
 export async function readSpendable(db: Kysely<Database>, accountId: string, keyId: string | null, netOfReserved = true): Promise<bigint> {
-  // Not spent: what is free and what is reserved (and may yet come back).
+  // Free funds; with `netOfReserved` false, plus what is reserved (not spent, and may yet come back).
   const account = await db.selectFrom('accounts').select([accountFree.as('free'), 'reserved']).where('id', '=', accountId).executeTakeFirst();
   if (!account) return 0n;
   let spendable = toBigInt(account.free) + (netOfReserved ? 0n : toBigInt(account.reserved));
