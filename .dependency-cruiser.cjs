@@ -60,16 +60,6 @@ const knownExceptions = [
   { from: 'src/billing/start-request-record.ts', to: 'src/generation/meter-stream.ts', item: 1, reason: 'StreamSettlement lives in generation; it moves into billing with the settle rule' },
   { from: 'src/billing/start-request-record.ts', to: 'src/routing/candidate.ts', item: 1, reason: 'the settlement takes the routing Candidate; a type the settlement needs lives with the settlement' },
   { from: 'src/routing/try-candidates.ts', to: 'src/app-context.ts', item: 1, reason: 'the failover loop takes the whole app context; the paid-call object gives it the few services it uses' },
-  // ── item 2, money and tasks own their tables (branch h47money) ──
-  { from: 'src/store/repositories/requests.ts', to: 'src/billing/request-record.ts', item: 2, reason: 'the request log table moves under billing/' },
-  { from: 'src/store/repositories/requests.ts', to: 'src/errors/request-log-codes.ts', item: 2, reason: 'the request log table moves under billing/' },
-  { from: 'src/store/repositories/books-postgres.ts', to: 'src/core/map-packed.ts', item: 2, reason: 'the books writers move under billing/' },
-  { from: 'src/store/repositories/tasks.ts', to: 'src/tasks/task-types.ts', item: 2, reason: "tasks' repository moves under tasks/" },
-  {
-    cycle: ['src/store/repositories/usage-rollups.ts', 'src/store/repositories/usage-summaries.ts', 'src/store/summarize-usage.ts'],
-    item: 2,
-    reason: 'the rollups and summaries move under billing/; the move is the time to cut the cycle',
-  },
   // ── item 4, one text-turn runner (branch h47call) ──
   {
     cycle: ['src/api/responses/routes.ts', 'src/api/responses/socket/register-responses-socket.ts', 'src/api/responses/socket/run-socket-response.ts'],

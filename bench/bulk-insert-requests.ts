@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Store } from '../src/store/create-store.js';
-import { insertRequests } from '../src/store/repositories/requests.js';
+import { insertRequests } from '../src/billing/db/requests.js';
 import type { RequestRecord } from '../src/billing/request-record.js';
 
 /**

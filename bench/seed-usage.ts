@@ -19,7 +19,7 @@ import { rollUpRequests } from '../src/billing/roll-up-requests.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { closeContext, createContext } from '../src/create-context.js';
 import { listActiveKeys } from '../src/store/repositories/api-keys.js';
-import { addUsageRollups, type UsageRollupDelta } from '../src/store/repositories/usage-rollups.js';
+import { addUsageRollups, type UsageRollupDelta } from '../src/billing/db/usage-rollups.js';
 import { bulkInsertRequests } from './bulk-insert-requests.js';
 import { generateRequestRows } from './generate-request-rows.js';
 import { measureInject, type Timing } from './measure-inject.js';

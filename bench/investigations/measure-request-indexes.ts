@@ -17,8 +17,8 @@ import type { RequestRecord } from '../../src/billing/request-record.js';
 import { createId } from '../../src/core/ids.js';
 import { createStore, migrateToLatest } from '../../src/store/create-store.js';
 import { insertAccount } from '../../src/store/repositories/accounts.js';
-import { prepareBooksStatements } from '../../src/store/repositories/books-sqlite.js';
-import { toRequestRow } from '../../src/store/repositories/requests.js';
+import { prepareBooksStatements } from '../../src/billing/db/books-sqlite.js';
+import { toRequestRow } from '../../src/billing/db/requests.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, batches: { type: 'string', default: '6000' }, size: { type: 'string', default: '9' } } });
 const rounds = Number(values.rounds);

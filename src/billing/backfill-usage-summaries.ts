@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/create-store.js';
-import { movePendingRollups } from '../store/repositories/usage-summaries.js';
+import { movePendingRollups } from './db/usage-summaries.js';
 import { yieldToEventLoop } from '../store/run-in-batches.js';
 
 /**

@@ -3,7 +3,7 @@ import type { IdGenerator } from '../core/ids.js';
 import type { Store } from '../store/create-store.js';
 import { releaseOnce } from './reserve-funds.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
-import { carveFromLease, growLease, shrinkLease, sqliteLeaseStatements, type GrowLease } from '../store/repositories/leases.js';
+import { carveFromLease, growLease, shrinkLease, sqliteLeaseStatements, type GrowLease } from './db/leases.js';
 import type SqliteDatabase from 'better-sqlite3';
 
 export interface LeaseOptions {

@@ -4,7 +4,7 @@ import { yieldToEventLoop } from '../store/run-in-batches.js';
 import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances, type HeartbeatTime } from '../store/repositories/instances.js';
-import { listExpiredReservations, listOrphanedReservations, readSpendable } from '../store/repositories/ledger.js';
+import { listExpiredReservations, listOrphanedReservations, readSpendable } from './db/ledger.js';
 import type { RequestRecord } from './request-record.js';
 import { releaseOnce, reserveOnce, type ReserveOutcome } from './reserve-funds.js';
 import type { Clock } from '../core/clock.js';

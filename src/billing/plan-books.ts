@@ -1,8 +1,8 @@
 import type { RequestRecord } from './request-record.js';
-import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from '../store/repositories/book-rows.js';
+import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from './db/book-rows.js';
 import { mapPacked } from '../core/map-packed.js';
 import { rollUpRequestsByRow } from './roll-up-requests.js';
-import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
+import type { UsageRollupDelta } from './db/usage-rollups.js';
 
 /** One settlement to apply in a batch. */
 export interface SettlementEntry {

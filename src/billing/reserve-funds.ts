@@ -2,7 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import type { Store } from '../store/create-store.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
-import { callRelease, callReserveMany, sqliteReservationStatements, type ReservationInput, type ReserveOutcome } from '../store/repositories/reservations.js';
+import { callRelease, callReserveMany, sqliteReservationStatements, type ReservationInput, type ReserveOutcome } from './db/reservations.js';
 
 export type { ReservationInput, ReserveOutcome };
 

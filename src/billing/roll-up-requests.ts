@@ -1,6 +1,6 @@
 import { mapPacked } from '../core/map-packed.js';
 import type { RequestRecord } from './request-record.js';
-import type { UsageRollupDelta } from '../store/repositories/usage-rollups.js';
+import type { UsageRollupDelta } from './db/usage-rollups.js';
 
 /**
  * Folds a batch of request log rows into one delta per (account, UTC day, key, model, provider),

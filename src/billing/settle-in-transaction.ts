@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/database.js';
 import type { Store } from '../store/create-store.js';
-import { prepareBooksStatements } from '../store/repositories/books-sqlite.js';
-import { runInTransaction } from '../store/repositories/books-postgres.js';
+import { prepareBooksStatements } from './db/books-sqlite.js';
+import { runInTransaction } from './db/books-postgres.js';
 import type { BookOutcome, BooksBatch } from './plan-books.js';
 import { writeBooksWith } from './write-books-postgres.js';
 import { writeBooksWithStatements } from './write-books-sqlite.js';

@@ -4,10 +4,10 @@ import { allocateCharges, type Allocation } from './allocate-charges.js';
 import { rollUpRequests } from './roll-up-requests.js';
 import { activeSettlements, assignTaken, chargedRows, coveredBatch, notApplied, planSettlements, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch, type CoveredBatch } from './plan-books.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
-import { applyBooks, applyCoveredBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from '../store/repositories/books-postgres.js';
-import { toRequestJsonRow } from '../store/repositories/requests.js';
+import { applyBooks, applyCoveredBooks, runOnClient, takeBooks, type CandidateSettlement, type PostgresRun } from './db/books-postgres.js';
+import { toRequestJsonRow } from './db/requests.js';
 import { mapPacked } from '../core/map-packed.js';
-import { summarizeUsage, summarizeUsageByRollup } from '../store/summarize-usage.js';
+import { summarizeUsage, summarizeUsageByRollup } from './db/summarize-usage.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one PostgreSQL transaction.

@@ -2,11 +2,11 @@ import type SqliteDatabase from 'better-sqlite3';
 import { allocateCharges } from './allocate-charges.js';
 import { rollUpRequests } from './roll-up-requests.js';
 import { activeSettlements, assignTaken, chargedRows, notApplied, planSettlements, reservationTakes, summarizeCharges, uniqueRows, type BookOutcome, type BooksBatch } from './plan-books.js';
-import { prepareBooksStatements, type BooksStatements } from '../store/repositories/books-sqlite.js';
-import type { TakenRow } from '../store/repositories/book-rows.js';
-import { toRequestRow } from '../store/repositories/requests.js';
+import { prepareBooksStatements, type BooksStatements } from './db/books-sqlite.js';
+import type { TakenRow } from './db/book-rows.js';
+import { toRequestRow } from './db/requests.js';
 import { mapPacked } from '../core/map-packed.js';
-import { summarizeUsage } from '../store/summarize-usage.js';
+import { summarizeUsage } from './db/summarize-usage.js';
 
 /**
  * A batch of settlements, request log rows and usage rollups in one SQLite transaction, with

@@ -129,7 +129,13 @@ export interface UsageRollupsTable {
   cost: bigint;
 }
 
-/** The report's summaries beside the rollups (`store/summarize-usage.ts`). */
+/**
+ * The values of `usage_summaries.dimension` (what each sums: `billing/db/summarize-usage.ts`),
+ * named with the table so that a migration that fills it needs nothing of billing.
+ */
+export type UsageDimension = 'day' | 'model:day' | 'model:month' | 'provider:day' | 'provider:month' | 'key:day' | 'key:week' | 'key:month';
+
+/** The report's summaries beside the rollups (`billing/db/summarize-usage.ts`). */
 export interface UsageSummariesTable {
   account_id: string;
   dimension: string;

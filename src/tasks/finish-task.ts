@@ -7,7 +7,7 @@ import { ERROR_MESSAGE_MAX_CHARS } from '../billing/start-request-record.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import type { Store } from '../store/create-store.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
-import { finishTask, setTaskCost } from '../store/repositories/tasks.js';
+import { finishTask, setTaskCost } from './db/tasks.js';
 import type { TaskRecord } from './task-types.js';
 
 /** The services ending a task uses. */

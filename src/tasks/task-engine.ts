@@ -14,7 +14,7 @@ import {
   recordSubmission,
   releaseTaskLease,
   rerouteUnsubmittedTask,
-} from '../store/repositories/tasks.js';
+} from './db/tasks.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { endTask, type TaskEnding } from './finish-task.js';
 import { defaultTaskSchedule, planBackoffDelay, planPendingDelay } from './plan-next-poll.js';

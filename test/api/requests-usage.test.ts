@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatUtcDay } from '../../src/api/shared/decode-date-range.js';
 import { createId } from '../../src/core/ids.js';
 import { usdToNano } from '../../src/core/money.js';
-import { findRequest } from '../../src/store/repositories/requests.js';
+import { findRequest } from '../../src/billing/db/requests.js';
 import { completedRecord } from '../helpers/completed-record.js';
 import { readSseEvents } from '../helpers/read-sse.js';
 import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';

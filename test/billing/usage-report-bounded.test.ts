@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageSummariesBackfill } from '../../src/billing/backfill-usage-summaries.js';
-import { addUsageRollups, type UsageRollupDelta } from '../../src/store/repositories/usage-rollups.js';
-import { selectUsageSummaries, sumUsageSummaries, type SummaryGrouping } from '../../src/store/repositories/usage-summaries.js';
+import { addUsageRollups, type UsageRollupDelta } from '../../src/billing/db/usage-rollups.js';
+import { selectUsageSummaries, sumUsageSummaries, type SummaryGrouping } from '../../src/billing/db/usage-summaries.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 import { testDatabases } from '../helpers/test-databases.js';
 

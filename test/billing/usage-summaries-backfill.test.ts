@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UsageSummariesBackfill } from '../../src/billing/backfill-usage-summaries.js';
 import { createStore, migrateToLatest, type Store } from '../../src/store/create-store.js';
 import { migrations } from '../../src/store/migrations/index.js';
-import { addUsageRollups, sumUsage, type UsageRollupDelta, type UsageSum } from '../../src/store/repositories/usage-rollups.js';
-import { hasPendingRollups, movePendingRollups, sumUsageSummaries, type SummaryGrouping } from '../../src/store/repositories/usage-summaries.js';
+import { addUsageRollups, sumUsage, type UsageRollupDelta, type UsageSum } from '../../src/billing/db/usage-rollups.js';
+import { hasPendingRollups, movePendingRollups, sumUsageSummaries, type SummaryGrouping } from '../../src/billing/db/usage-summaries.js';
 import { dropTestSchema, testDatabases, uniqueSchemaName } from '../helpers/test-databases.js';
 
 /**

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBooks } from '../../src/billing/write-books.js';
 import type { BookItem } from '../../src/billing/plan-books.js';
 import type { RequestRecord } from '../../src/billing/request-record.js';
-import { sumUsage, type UsageSum } from '../../src/store/repositories/usage-rollups.js';
-import { sumUsageSummaries, type SummaryGrouping } from '../../src/store/repositories/usage-summaries.js';
+import { sumUsage, type UsageSum } from '../../src/billing/db/usage-rollups.js';
+import { sumUsageSummaries, type SummaryGrouping } from '../../src/billing/db/usage-summaries.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 import { testDatabases } from '../helpers/test-databases.js';
 
 /**
- * The report's summaries (`store/summarize-usage.ts`) say what the detailed rollups say: random
+ * The report's summaries (`billing/db/summarize-usage.ts`) say what the detailed rollups say: random
  * traffic across UTC day, month and year boundaries, written by the real books writers in random
  * batches — requests settled after midnight in a batch of the next day (the rollup counts a
  * request on the day it started), refused requests, rows sent again (a batch retried after a lost

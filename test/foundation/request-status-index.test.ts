@@ -4,7 +4,7 @@ import type { RequestRecord, RequestStatus } from '../../src/billing/request-rec
 import { createId } from '../../src/core/ids.js';
 import type { Store } from '../../src/store/create-store.js';
 import { insertAccount } from '../../src/store/repositories/accounts.js';
-import { insertRequests, listRequests, requestsQuery } from '../../src/store/repositories/requests.js';
+import { insertRequests, listRequests, requestsQuery } from '../../src/billing/db/requests.js';
 import { openTestStore } from '../helpers/open-test-store.js';
 import { testDatabases } from '../helpers/test-databases.js';
 

@@ -9,7 +9,7 @@ import { MAX_NANO, MAX_USD_AMOUNT, nanoToUsd } from '../../core/money.js';
 import { decodeUsd } from '../../http/decode-usd.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
 import { findAccount } from '../../store/repositories/accounts.js';
-import { listUncollected, sumUncollected } from '../../store/repositories/ledger.js';
+import { listUncollected, sumUncollected } from '../../billing/db/ledger.js';
 import { balanceOf, encodeAccount } from '../shared/encode-account.js';
 
 const AccountParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

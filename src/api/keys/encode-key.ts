@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { nanoToUsd } from '../../core/money.js';
 import type { Database } from '../../store/database.js';
 import type { ApiKeyRecord, PriceCap } from '../../store/repositories/api-keys.js';
-import { leasedOfKeys } from '../../store/repositories/leases.js';
+import { leasedOfKeys } from '../../billing/db/leases.js';
 
 /** Key objects of one account, each `limit_remaining` with what fund leases hold of it left in (see `encodeKey`). */
 export async function encodeKeys(db: Kysely<Database>, accountId: string, keys: readonly ApiKeyRecord[]): Promise<Array<Record<string, unknown>>> {

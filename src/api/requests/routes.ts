@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { idFloorAt } from '../../core/id-time.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
-import { findRequest, listRequests } from '../../store/repositories/requests.js';
+import { findRequest, listRequests } from '../../billing/db/requests.js';
 import { dayMs, parseUtcDay } from '../shared/decode-date-range.js';
 import { defaultPageSize, toPage } from '../shared/pagination.js';
 import { encodeRequests } from './encode-request.js';

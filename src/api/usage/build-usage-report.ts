@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/database.js';
-import { sumUsage, type UsageSum } from '../../store/repositories/usage-rollups.js';
-import { sumUsageSummaries, type SummaryGrouping } from '../../store/repositories/usage-summaries.js';
+import { sumUsage, type UsageSum } from '../../billing/db/usage-rollups.js';
+import { sumUsageSummaries, type SummaryGrouping } from '../../billing/db/usage-summaries.js';
 import { dayMs, decodeDayRange, formatUtcDay, startOfUtcDay } from '../shared/decode-date-range.js';
 import { encodeKeyRows, encodeUsageRow, encodeUsageRows, totalOf } from './encode-usage.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageSum } from '../../store/repositories/usage-rollups.js';
+import type { UsageSum } from '../../billing/db/usage-rollups.js';
 import { encodeKeyRows, encodeUsageRow, maxKeyRows, totalOf } from './encode-usage.js';
 
 const sum = (group: string, cost: bigint): UsageSum => ({ group, requests: 2, promptTokens: 30n, completionTokens: 4n, cost });

@@ -1,5 +1,5 @@
 import { nanoToUsd } from '../../core/money.js';
-import type { UsageSum } from '../../store/repositories/usage-rollups.js';
+import type { UsageSum } from '../../billing/db/usage-rollups.js';
 
 type GroupField = 'day' | 'model' | 'provider' | 'key_id';
 

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * `ledger_entries_account_idx` (account_id, created_at) was written by every charge, yet the only
  * queries that read `ledger_entries` by account or in time order ask for the `uncollected`
- * entries (`sumUncollected`, `listUncollected`, `sumAllUncollected`; `repositories/ledger.ts`,
+ * entries (`sumUncollected`, `listUncollected`, `sumAllUncollected`; `billing/db/ledger.ts`,
  * `operational-counts.ts`): the same index, partial to those rare entries, serves all three (and
  * no longer scans an account's charges to find them) and costs a charge or a credit nothing. On
  * SQLite that is one B-tree fewer written in every settlement batch's commit.

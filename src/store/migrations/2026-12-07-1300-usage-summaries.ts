@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './is-postgres.js';
 
 /**
- * `usage_summaries` (`store/summarize-usage.ts`): what the usage report reads instead of summing
+ * `usage_summaries` (`billing/db/summarize-usage.ts`): what the usage report reads instead of summing
  * every detailed rollup of its range. On SQLite the table is clustered on its key (`without
  * rowid`): a report's ranges are read from the key's B-tree without a lookup per row.
  *

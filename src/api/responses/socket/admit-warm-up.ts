@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../app-context.js';
 import type { Principal } from '../../../auth/principal.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
-import { readSpendable } from '../../../store/repositories/ledger.js';
+import { readSpendable } from '../../../billing/db/ledger.js';
 import { measureFreeStoredResponses } from '../../../store/repositories/stored-responses.js';
 import { responseStorageOf } from '../response-storage-settings.js';
 

@@ -1,10 +1,11 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { mapPacked } from '../../core/map-packed.js';
-import type { Database } from '../database.js';
+import type { Database } from '../../store/database.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
-import { summariesPerRollup, type UsageSummaryDelta } from '../summarize-usage.js';
+import { summariesPerRollup, type UsageSummaryDelta } from './summarize-usage.js';
 import type { CoveredSettlement, FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
+import { accountFreeSql, keyFreeSql } from './free-funds.js';
 
 /**
  * The statements of the group-committed books on PostgreSQL, run inside the caller's
@@ -110,11 +111,11 @@ export async function takeBooks(run: PostgresRun, rows: RequestJsonRows, settlem
            union all select 'deleted', id, account_id, key_id, amount from deleted
            union all select 'shrunk', id, account_id, key_id, amount from shrunk
            union all select 'account', id, null, null, free from (
-             select id, total_credits - total_usage - reserved as free from accounts
+             select id, ${accountFreeSql} as free from accounts
              where id = any(array(select account_id from active union select account_id from deleted union select account_id from shrunk))
              order by id for no key update) as locked_accounts
            union all select 'key', id, null, null, free from (
-             select id, spend_limit - usage - reserved as free from api_keys
+             select id, ${keyFreeSql} as free from api_keys
              where id = any(array(select key_id from active union select key_id from deleted union select key_id from shrunk))
              order by id for no key update) as locked_keys`,
     values: [
@@ -264,10 +265,10 @@ export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): 
                select r.id, r.amount >= n.amount and r.account_id = n.account_id and r.key_id is not distinct from n.key_id as ok
                from reservations r join needed n on n.id = r.id order by r.id for no key update of r) as leases
              union all select 'account', id, free >= 0 from (
-               select id, total_credits - total_usage - reserved as free from accounts
+               select id, ${accountFreeSql} as free from accounts
                where id = any(array(select account_id from s)) order by id for no key update) as locked_accounts
              union all select 'key', id, free is null or free >= 0 from (
-               select id, spend_limit - usage - reserved as free from api_keys
+               select id, ${keyFreeSql} as free from api_keys
                where id = any(array(select key_id from s where key_id is not null)) order by id for no key update) as locked_keys),
            guard as (
              select coalesce(bool_and(ok), true) and count(*) filter (where kind = 'lease') = (select count(*) from needed) as ok from locked),

@@ -1,33 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import { toBigInt, toNumber } from '../convert.js';
-import { summarizeUsage } from '../summarize-usage.js';
+import type { Database } from '../../store/database.js';
+import { summarizeUsage } from './summarize-usage.js';
 import { addUsageSummaries, hasPendingRollups, selectPendingRollups } from './usage-summaries.js';
+import { summedCounts, toUsageSum, type UsageGrouping, type UsageRollupDelta, type UsageSum } from './usage-sums.js';
 
-/** What one batch adds to one (account, day, key, model, provider) row. */
-export interface UsageRollupDelta {
-  accountId: string;
-  /** YYYY-MM-DD, UTC. */
-  day: string;
-  /** '' when the request had no key. */
-  keyId: string;
-  model: string;
-  provider: string;
-  requests: number;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  cost: bigint;
-}
-
-export type UsageGrouping = 'day' | 'model' | 'provider' | 'key_id';
-
-export interface UsageSum {
-  group: string;
-  requests: number;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  cost: bigint;
-}
+export type { UsageGrouping, UsageRollupDelta, UsageSum } from './usage-sums.js';
 
 const rowsPerStatement = 500;
 
@@ -87,26 +64,4 @@ export async function sumUsage(
   const rows = (await hasPendingRollups(db)) ? query.unionAll(selectPendingRollups(db, filter, grouping)) : query;
   const summed = await db.selectFrom(rows.as('rows')).select([sql.ref<string>('group').as('group'), ...summedCounts()]).groupBy('group').execute();
   return summed.map(toUsageSum);
-}
-
-/** The sums a usage query selects. PostgreSQL sums bigint into numeric (a string through pg); SQLite into an integer. */
-export function summedCounts() {
-  return [
-    sql<string | bigint>`sum(requests)`.as('requests'),
-    sql<string | bigint>`sum(prompt_tokens)`.as('prompt_tokens'),
-    sql<string | bigint>`sum(completion_tokens)`.as('completion_tokens'),
-    sql<string | bigint>`sum(cost)`.as('cost'),
-  ];
-}
-
-type SummedRow = { group: string; requests: string | bigint; prompt_tokens: string | bigint; completion_tokens: string | bigint; cost: string | bigint };
-
-export function toUsageSum(row: SummedRow): UsageSum {
-  return {
-    group: row.group,
-    requests: toNumber(toBigInt(row.requests)),
-    promptTokens: toBigInt(row.prompt_tokens),
-    completionTokens: toBigInt(row.completion_tokens),
-    cost: toBigInt(row.cost),
-  };
 }

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../database.js';
-import { toBigInt } from '../convert.js';
-import { heartbeatTimeOf, type HeartbeatTime } from './instances.js';
+import type { Database } from '../../store/database.js';
+import { toBigInt } from '../../store/convert.js';
+import { heartbeatTimeOf, type HeartbeatTime } from '../../store/repositories/instances.js';
+import { accountFree, keyFree } from './free-funds.js';
 
 /**
  * Ids of reservations that outlived their bound (their request crashed or was lost), judged by
@@ -46,13 +47,14 @@ export async function listOrphanedReservations(db: Kysely<Database>, staleBefore
  * have not spent (reservations and leases, which may yet come back, counted as still there).
  */
 export async function readSpendable(db: Kysely<Database>, accountId: string, keyId: string | null, netOfReserved = true): Promise<bigint> {
-  const account = await db.selectFrom('accounts').select(['total_credits', 'total_usage', 'reserved']).where('id', '=', accountId).executeTakeFirst();
+  // Free funds; with `netOfReserved` false, plus what is reserved (not spent, and may yet come back).
+  const account = await db.selectFrom('accounts').select([accountFree.as('free'), 'reserved']).where('id', '=', accountId).executeTakeFirst();
   if (!account) return 0n;
-  let spendable = toBigInt(account.total_credits) - toBigInt(account.total_usage) - (netOfReserved ? toBigInt(account.reserved) : 0n);
+  let spendable = toBigInt(account.free) + (netOfReserved ? 0n : toBigInt(account.reserved));
   if (keyId !== null) {
-    const key = await db.selectFrom('api_keys').select(['spend_limit', 'usage', 'reserved']).where('id', '=', keyId).executeTakeFirst();
-    if (key && key.spend_limit !== null) {
-      const remaining = toBigInt(key.spend_limit) - toBigInt(key.usage) - (netOfReserved ? toBigInt(key.reserved) : 0n);
+    const key = await db.selectFrom('api_keys').select([keyFree.as('free'), 'reserved']).where('id', '=', keyId).executeTakeFirst();
+    if (key && key.free !== null) {
+      const remaining = toBigInt(key.free) + (netOfReserved ? 0n : toBigInt(key.reserved));
       if (remaining < spendable) spendable = remaining;
     }
   }

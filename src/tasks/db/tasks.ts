@@ -1,8 +1,8 @@
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
-import type { TaskRecord, TaskStatus } from '../../tasks/task-types.js';
-import type { Dialect } from '../create-store.js';
-import type { Database, TasksTable } from '../database.js';
-import { toBigInt, toNumber } from '../convert.js';
+import type { TaskRecord, TaskStatus } from '../task-types.js';
+import type { Dialect } from '../../store/create-store.js';
+import type { Database, TasksTable } from '../../store/database.js';
+import { toBigInt, toNumber } from '../../store/convert.js';
 
 const openStatuses: TaskStatus[] = ['queued', 'in_progress'];
 

@@ -1,4 +1,5 @@
-import type { UsageRollupDelta } from './repositories/usage-rollups.js';
+import type { UsageDimension } from '../../store/database.js';
+import type { UsageRollupDelta } from './usage-sums.js';
 
 /**
  * The usage report's summaries beside the detailed rollups (docs/usage-reports.md). A detailed
@@ -16,7 +17,7 @@ import type { UsageRollupDelta } from './repositories/usage-rollups.js';
  * about 30 of their periods (whole months, whole weeks at the edges, a few days) instead of up to 72.
  * Every period is named by its first day (YYYY-MM-DD), so one dimension's periods sort in time.
  */
-export type UsageDimension = 'day' | 'model:day' | 'model:month' | 'provider:day' | 'provider:month' | 'key:day' | 'key:week' | 'key:month';
+export type { UsageDimension };
 
 export type Grain = 'day' | 'week' | 'month';
 

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RequestLogErrorCode } from '../../errors/request-log-codes.js';
-import type { Database, RequestsTable } from '../database.js';
-import { toBigInt, toBoolean, toNumber } from '../convert.js';
-import type { RequestRecord, RequestStatus } from '../../billing/request-record.js';
+import type { Database, RequestsTable } from '../../store/database.js';
+import { toBigInt, toBoolean, toNumber } from '../../store/convert.js';
+import type { RequestRecord, RequestStatus } from '../request-record.js';
 
 export interface RequestFilter {
   accountId: string;

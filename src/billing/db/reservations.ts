@@ -1,5 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
+import { accountFreeSql, keyFreeSql } from './free-funds.js';
 
 export type ReserveOutcome = 'reserved' | 'insufficient_balance' | 'key_limit';
 
@@ -56,8 +57,8 @@ const prepared = new WeakMap<SqliteDatabase.Database, SqliteReservationStatement
 export function sqliteReservationStatements(database: SqliteDatabase.Database): SqliteReservationStatements {
   let statements = prepared.get(database);
   if (statements) return statements;
-  const reserveAccount = database.prepare('update accounts set reserved = reserved + ? where id = ? and total_credits - total_usage - reserved >= ?');
-  const reserveKey = database.prepare('update api_keys set reserved = reserved + ? where id = ? and (spend_limit is null or spend_limit - usage - reserved >= ?)');
+  const reserveAccount = database.prepare(`update accounts set reserved = reserved + ? where id = ? and ${accountFreeSql} >= ?`);
+  const reserveKey = database.prepare(`update api_keys set reserved = reserved + ? where id = ? and (spend_limit is null or ${keyFreeSql} >= ?)`);
   const insert = database.prepare(
     'insert into reservations (id, account_id, key_id, request_id, amount, created_at, expires_at, instance_id) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );

@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import type { Database } from '../database.js';
-import { toBigInt } from '../convert.js';
+import type { Database } from '../../store/database.js';
+import { toBigInt } from '../../store/convert.js';
+import { accountFree, accountFreeSql, keyFree, keyFreeSql } from './free-funds.js';
 
 /**
  * A lease is a reservation row held by an instance (`instance_id`), whose amount the instance
@@ -35,7 +36,7 @@ export async function growLease(db: Kysely<Database>, lease: GrowLease, existing
     }
     const account = await trx
       .selectFrom('accounts')
-      .select(sql<bigint>`total_credits - total_usage - reserved`.as('free'))
+      .select(accountFree.as('free'))
       .where('id', '=', lease.accountId)
       .forNoKeyUpdate()
       .executeTakeFirst();
@@ -44,7 +45,7 @@ export async function growLease(db: Kysely<Database>, lease: GrowLease, existing
     if (lease.keyId !== null) {
       const key = await trx
         .selectFrom('api_keys')
-        .select(sql<bigint | null>`spend_limit - usage - reserved`.as('free'))
+        .select(keyFree.as('free'))
         .where('id', '=', lease.keyId)
         .forNoKeyUpdate()
         .executeTakeFirst();
@@ -136,8 +137,8 @@ export function sqliteLeaseStatements(database: SqliteDatabase.Database): Sqlite
   let statements = sqliteStatements.get(database);
   if (statements) return statements;
   const exists = database.prepare('select 1 from reservations where id = ?').pluck();
-  const accountFree = database.prepare('select total_credits - total_usage - reserved from accounts where id = ?').pluck();
-  const keyFree = database.prepare('select spend_limit - usage - reserved from api_keys where id = ?').pluck();
+  const accountFree = database.prepare(`select ${accountFreeSql} from accounts where id = ?`).pluck();
+  const keyFree = database.prepare(`select ${keyFreeSql} from api_keys where id = ?`).pluck();
   const changeAccount = database.prepare('update accounts set reserved = reserved + ? where id = ?');
   const changeKey = database.prepare('update api_keys set reserved = reserved + ? where id = ?');
   const growRow = database.prepare('update reservations set amount = amount + ?, expires_at = ? where id = ?');

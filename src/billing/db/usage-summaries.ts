@@ -1,9 +1,9 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Store } from '../create-store.js';
-import type { Database } from '../database.js';
-import { coverDays, type Grain, type PeriodRun, type UsageDimension, type UsageSummaryDelta } from '../summarize-usage.js';
-import { summedCounts, toUsageSum, type UsageSum } from './usage-rollups.js';
+import type { Store } from '../../store/create-store.js';
+import type { Database } from '../../store/database.js';
+import { coverDays, type Grain, type PeriodRun, type UsageDimension, type UsageSummaryDelta } from './summarize-usage.js';
+import { summedCounts, toUsageSum, type UsageSum } from './usage-sums.js';
 
 const rowsPerStatement = 500;
 

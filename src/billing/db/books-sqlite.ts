@@ -1,7 +1,8 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { FundsChange, LedgerEntryRow, TakenRow } from './book-rows.js';
+import { accountFreeSql, keyFreeSql } from './free-funds.js';
 import type { UsageRollupDelta } from './usage-rollups.js';
-import type { UsageSummaryDelta } from '../summarize-usage.js';
+import type { UsageSummaryDelta } from './summarize-usage.js';
 import type { RequestRow } from './requests.js';
 
 /**
@@ -43,8 +44,8 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
   const insertRow = database.prepare(`insert into requests (${requestColumns.join(', ')}) values (${requestColumns.map(() => '?').join(', ')}) on conflict (id) do nothing`);
   const takeReservation = database.prepare('delete from reservations where id = ? returning id, account_id, key_id, amount');
   const shrink = database.prepare('update reservations set amount = amount - ? where id = ? and amount >= ? returning id, account_id, key_id, amount');
-  const accountFree = database.prepare('select total_credits - total_usage - reserved as free from accounts where id = ?');
-  const keyFree = database.prepare('select spend_limit - usage - reserved as free from api_keys where id = ? and spend_limit is not null');
+  const accountFree = database.prepare(`select ${accountFreeSql} as free from accounts where id = ?`);
+  const keyFree = database.prepare(`select ${keyFreeSql} as free from api_keys where id = ? and spend_limit is not null`);
   const updateAccount = database.prepare('update accounts set reserved = reserved - ?, total_usage = total_usage + ? where id = ?');
   const updateKey = database.prepare('update api_keys set reserved = reserved - ?, usage = usage + ? where id = ?');
   const insertEntry = database.prepare(

@@ -1,0 +1,31 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * The free-funds rule, written once: what an account, and a key with a spend limit, can still
+ * reserve. Every statement that checks or reads free funds — the reserve check, growing a lease,
+ * the books writers' locked reads, `readSpendable` — interpolates these texts, so a change of the
+ * rule (budgets that reset, member limits) is made here and nowhere else.
+ *
+ * One text serves SQLite and PostgreSQL alike: columns of the row's own table (unqualified, so
+ * the statement names the table), bigint subtraction in both, and a key without a limit
+ * (`spend_limit` null) is null free in both. A rule that needs a dialect's own SQL splits the
+ * constant here into one per dialect; `free-funds.test.ts` counts the copies in `src/`.
+ *
+ * The one copy outside: `switchyard_reserve_many`, PostgreSQL's reserve check, is a PL/pgSQL
+ * function that migration `2026-11-25-1900-ordered-reserve-many` wrote into the database with
+ * these texts spelled out (a migration is history and imports nothing of billing). The test holds
+ * the function the database runs to these texts; a change of the rule replaces it in a new
+ * migration.
+ *
+ * Each text is one arithmetic expression, which binds tighter than the comparisons it is used in.
+ */
+export const accountFreeSql = 'total_credits - total_usage - reserved';
+
+/** A key's free funds: null for a key without a spend limit. */
+export const keyFreeSql = 'spend_limit - usage - reserved';
+
+/** `accountFreeSql` as a Kysely fragment. */
+export const accountFree: RawBuilder<bigint> = sql.raw<bigint>(accountFreeSql);
+
+/** `keyFreeSql` as a Kysely fragment. */
+export const keyFree: RawBuilder<bigint | null> = sql.raw<bigint | null>(keyFreeSql);
