@@ -7,6 +7,7 @@ import { generateText, type TextGenerationOutcome } from '../../generation/gener
 import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 import { writeSse } from '../../http/write-sse.js';
 import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
+import { withFields } from '../../core/with-fields.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 import type { Candidate } from '../../routing/candidate.js';
 
@@ -67,8 +68,8 @@ export async function handleTextRequest<Extra>(
       requestId: request.id,
       api: style.api,
       signal: cancellation,
-      // The row commits together with the charge, in the ledger's next batch.
-      onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
+      // The paid call asks the recorder for the row and commits it with the charge, in the ledger's next batch.
+      record,
       passThrough: style.relay && context.config.server.passThrough !== false ? { body, rules: style.relay.rules } : undefined,
     });
   } catch (error) {
@@ -83,8 +84,8 @@ export async function handleTextRequest<Extra>(
     await record.admitted;
     if (outcome.relayed) {
       const field = style.relay!.usageField ?? 'usage';
-      outcome.body[field] = withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost));
-      return reply.send(outcome.body);
+      // The provider's body stays as it came: the answer is a copy with the settled usage and cost.
+      return reply.send(withFields(outcome.body, { [field]: withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost)) }));
     }
     return reply.send(await style.encodeResponse(outcome.result, responseMeta(context, request, outcome.candidate), outcome.cost, extra));
   }

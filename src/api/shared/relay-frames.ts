@@ -30,8 +30,9 @@ export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, me
           yield `${prefix}data: ${held.data}\n\n`;
           continue;
         }
-        if ('usage' in held.data) held.data.usage = withCost(held.data.usage, style.encodeUsage(part.usage, part.cost));
-        yield `${prefix}data: ${JSON.stringify(held.data)}\n\n`;
+        // The provider's frame stays as it came: what goes out is a copy with the settled usage and cost.
+        const data = 'usage' in held.data ? withFields(held.data, { usage: withCost(held.data.usage, style.encodeUsage(part.usage, part.cost)) }) : held.data;
+        yield `${prefix}data: ${JSON.stringify(data)}\n\n`;
       }
       return;
     } else if (part.type === 'error') {

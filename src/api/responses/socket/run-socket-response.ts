@@ -61,7 +61,7 @@ export async function runSocketResponse(context: AppContext, input: SocketRespon
       requestId,
       api: 'responses',
       signal: input.signal,
-      onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
+      record,
     });
   } catch (error) {
     await record.failed(error);
