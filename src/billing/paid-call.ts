@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { EndpointPricing } from '../config/types.js';
 import type { Usage } from '../core/usage.js';
+import { withFields } from '../core/with-fields.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import type { Candidate } from '../routing/candidate.js';
 import type { HealthAttempt } from '../routing/endpoint-health.js';
@@ -69,7 +70,7 @@ export class PaidCall {
 
   /** Reserves `amount` for `candidate` (atomic; 402 when the funds do not cover it) and opens the call. */
   static async reserve(ledger: Pick<Ledger, 'reserve' | 'settle' | 'release'>, request: ReserveRequest, parts: Omit<PaidCallParts, 'ledger'>): Promise<PaidCall> {
-    return new PaidCall(await ledger.reserve(request), { ...parts, ledger });
+    return new PaidCall(await ledger.reserve(request), withFields(parts, { ledger }));
   }
 
   get candidate(): Candidate {
@@ -103,7 +104,7 @@ export class PaidCall {
     const cost = detail?.cost ?? this.price(usage);
     const settlement: Settlement = { usage, cost, status, errorCode: detail?.errorCode };
     const omitted = parts.omitted;
-    const row = parts.record?.settlementRow(parts.candidate, omitted !== undefined && omitted.length > 0 ? { ...settlement, omitted } : settlement);
+    const row = parts.record?.settlementRow(parts.candidate, omitted !== undefined && omitted.length > 0 ? withFields(settlement, { omitted }) : settlement);
     if (parts.trace === undefined) return parts.ledger.settle(this.reservation, cost, row);
     return parts.trace.settle(settlement, () => parts.ledger.settle(this.reservation, cost, row));
   }

@@ -8,8 +8,7 @@ import type { TextGenerationOutcome } from '../../generation/generate-text.js';
 import type { PassThroughInput } from '../../generation/plan-pass-through.js';
 import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 import { writeSse } from '../../http/write-sse.js';
-import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
-import { withFields } from '../../core/with-fields.js';
+import { encodeRelayedStream, withSettledUsage, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 import type { Candidate } from '../../routing/candidate.js';
 import { runTextTurn, type AnsweredOutcome, type StreamedOutcome, type TextTurnTransport } from './run-text-turn.js';
@@ -98,9 +97,7 @@ class HttpTextTurn<Extra> implements TextTurnTransport<Extra> {
   sendAnswer(outcome: AnsweredOutcome, extra: Extra): unknown {
     const { style, reply } = this;
     if (outcome.relayed) {
-      const field = style.relay!.usageField ?? 'usage';
-      // The provider's body stays as it came: the answer is a copy with the settled usage and cost.
-      return reply.send(withFields(outcome.body, { [field]: withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost)) }));
+      return reply.send(withSettledUsage(outcome.body, style.relay!, outcome.usage, outcome.cost));
     }
     const encoded = style.encodeResponse(outcome.result, responseMeta(this.context, this.request, outcome.candidate), outcome.cost, extra);
     return encoded instanceof Promise ? encoded.then((response) => reply.send(response)) : reply.send(encoded);

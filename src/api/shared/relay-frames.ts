@@ -46,6 +46,19 @@ export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, me
   yield* style.errorFrames({ code: 'internal_error', message: 'The generation stream ended unexpectedly', status: 500 }, meta);
 }
 
+const noFields = {};
+
+/**
+ * A relayed JSON answer with the settled usage and cost in the style's usage field: a copy, so
+ * that the provider's body stays as it came (a keyed store on the copy, not a computed-key literal).
+ */
+export function withSettledUsage(body: Record<string, unknown>, style: RelayStyle, usage: Usage, cost: bigint): Record<string, unknown> {
+  const field = style.usageField ?? 'usage';
+  const answer: Record<string, unknown> = withFields(body, noFields);
+  answer[field] = withCost(body[field], style.encodeUsage(usage, cost));
+  return answer;
+}
+
 /** The provider's usage object with the settled counts and the cost written over it (its other fields kept). */
 export function withCost(providerUsage: unknown, settled: object): object {
   return typeof providerUsage === 'object' && providerUsage !== null ? withFields(providerUsage, settled) : settled;
