@@ -1,20 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ScaleStoreResult } from './run-scale.js';
+import type { ScaleResults } from './run-scale.js';
 
-export interface ScaleResults {
-  startedAt: string;
-  commit: string | null;
-  /** The 1, 5 and 15 minute load averages: the machine may be shared. */
-  machine: { cpus: number; node: string; loadAverage: { atStart: number[]; atEnd: number[] } };
-  shape: Record<string, number>;
-  settings: Record<string, number>;
-  goals: { readP99Ms: number; eventLoopMs: number };
-  stores: ScaleStoreResult[];
-  /** Stores asked for but not measured, and why. */
-  skipped: Record<string, string>;
-  pass: boolean;
-}
+export type { ScaleResults } from './run-scale.js';
+
 
 const cell = (value: number | null) => (value === null ? '–' : value.toFixed(1));
 

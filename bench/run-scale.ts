@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { cpus, getPriority, loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { childEnvironment, createScratchDirectory, findFreePort, spawnChild, waitForHttp } from './child-process.js';
-import type { ScaleResults } from './format-scale-results.js';
 import { databaseEnvironment, describeLocation, openScaleDatabase, prepareScaleDatabase, type ScaleLocation, type SeedMarker } from './prepare-scale-database.js';
 import { listScaleReads, type ScaleFacts } from './scale-reads.js';
 import { benchId, startOfDay, type ScaleShape } from './scale-sql.js';
@@ -41,6 +40,21 @@ export interface ScaleOptions {
   reseed: boolean;
   timing: TimingSettings;
   say: (line: string) => void;
+}
+
+/** One run of the scale benchmark: every store measured, against the goals (written as JSON by format-scale-results.ts). */
+export interface ScaleResults {
+  startedAt: string;
+  commit: string | null;
+  /** The 1, 5 and 15 minute load averages: the machine may be shared. */
+  machine: { cpus: number; node: string; loadAverage: { atStart: number[]; atEnd: number[] } };
+  shape: Record<string, number>;
+  settings: Record<string, number>;
+  goals: { readP99Ms: number; eventLoopMs: number };
+  stores: ScaleStoreResult[];
+  /** Stores asked for but not measured, and why. */
+  skipped: Record<string, string>;
+  pass: boolean;
 }
 
 /** The whole benchmark: every store in turn, then the verdicts. */

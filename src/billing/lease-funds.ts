@@ -5,19 +5,11 @@ import { releaseOnce } from './reserve-funds.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { carveFromLease, growLease, shrinkLease, sqliteLeaseStatements, type GrowLease } from './db/leases.js';
 import type SqliteDatabase from 'better-sqlite3';
+import type { LeaseSettings } from '../config/read-lease-config.js';
 
-export interface LeaseOptions {
+/** The environment's lease settings, for this instance. */
+export interface LeaseOptions extends Omit<LeaseSettings, 'recallBoundMs' | 'reclaimWaitMs'> {
   instanceId: string;
-  /** The most one lease may grow by at a time (nano-USD). */
-  maxGrantNano: bigint;
-  /** A grant takes at most this fraction (1/n) of what the account and key have free. */
-  shareDivisor: bigint;
-  /** A grant must cover at least this many reservations of the size asked for; smaller balances are reserved exactly. */
-  minRequests: bigint;
-  /** After a refused grant, reservations of that account and key go to the database this long. */
-  exactForMs: number;
-  /** A lease unused this long is given back. */
-  idleMs: number;
   lifetimeMs: number;
 }
 

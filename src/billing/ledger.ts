@@ -10,10 +10,11 @@ import { releaseOnce, reserveOnce, type ReserveOutcome } from './reserve-funds.j
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Store } from '../store/create-store.js';
-import { FundLeases, type LeaseOptions } from './lease-funds.js';
+import { FundLeases } from './lease-funds.js';
 import type { LeaseSignals } from './lease-signals.js';
 import { RequestLog } from './request-log.js';
 import type { BookOutcome } from './plan-books.js';
+import type { LeaseSettings } from '../config/read-lease-config.js';
 
 export interface Reservation {
   id: string;
@@ -70,12 +71,7 @@ export interface LedgerOptions {
   /** Told when this instance finds it was declared dead (its heartbeat row swept by another). */
   onFenced?: () => void;
   /** Reserve within per-instance leases (docs/leases.md); absent: every reservation goes to the database. */
-  leases?: Omit<LeaseOptions, 'instanceId' | 'lifetimeMs'> & {
-    /** Several instances (PostgreSQL): the longest a key change may take to reach another instance's leases (`LeaseSignals`, default 5 s). */
-    recallBoundMs?: number;
-    /** Several instances: how long a request that did not fit waits for the others' spare (default 1 s). */
-    reclaimWaitMs?: number;
-  };
+  leases?: LeaseSettings;
   /**
    * While a settlement has waited this long for its commit (default 1000 ms), no reservation is
    * taken out of a lease: the database may be going silent, and an answer served out of a lease

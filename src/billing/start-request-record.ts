@@ -5,11 +5,12 @@ import { readIdTime } from '../core/id-time.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
-import type { StreamSettlement } from '../generation/meter-stream.js';
 import { UpstreamError } from '../errors/upstream-error.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
+import type { SettlementRecorder } from './paid-call.js';
 import type { RequestLog } from './request-log.js';
 import type { RequestRecord, RequestStatus } from './request-record.js';
+import type { Settlement } from './settlement.js';
 
 /** The services a request's record uses: its own list, since the app context holds the task engine, which imports this file. */
 export interface RequestRecordDependencies {
@@ -19,14 +20,14 @@ export interface RequestRecordDependencies {
   metrics: { observeRequestRecord(record: RequestRecord): void };
 }
 
-export interface RequestRecorder {
+export interface RequestRecorder extends SettlementRecorder {
   /** The settlement of a request a provider served (completed, failed mid-stream, aborted). */
-  settled(candidate: Candidate, settlement: StreamSettlement): void;
+  settled(candidate: Candidate, settlement: Settlement): void;
   /**
    * The row of that settlement, for the ledger to commit together with the charge (instead of
    * queuing it apart, as `settled` does). Undefined when the request already has its row.
    */
-  settlementRow(candidate: Candidate, settlement: StreamSettlement): RequestRecord | undefined;
+  settlementRow(candidate: Candidate, settlement: Settlement): RequestRecord | undefined;
   /** A request that ended in an error before a settlement; logged only when it named a model. */
   failed(error: unknown): Promise<void>;
   /** A stream that ended without a settlement (the client left before the first frame). */
@@ -88,11 +89,11 @@ class RequestRecording implements RequestRecorder {
     return this.pending;
   }
 
-  settled(candidate: Candidate, settlement: StreamSettlement): void {
+  settled(candidate: Candidate, settlement: Settlement): void {
     if (!this.done) void this.write(this.settledRow(candidate, settlement));
   }
 
-  settlementRow(candidate: Candidate, settlement: StreamSettlement): RequestRecord | undefined {
+  settlementRow(candidate: Candidate, settlement: Settlement): RequestRecord | undefined {
     return this.done ? undefined : this.settledRow(candidate, settlement);
   }
 
@@ -144,7 +145,7 @@ class RequestRecording implements RequestRecorder {
     });
   }
 
-  private settledRow(candidate: Candidate, settlement: StreamSettlement): RequestRecord {
+  private settledRow(candidate: Candidate, settlement: Settlement): RequestRecord {
     const { usage } = settlement;
     return this.finish({
       id: this.requestId,

@@ -1,5 +1,22 @@
 import { tryUsdToNano } from '../core/money.js';
-import type { LedgerOptions } from '../billing/ledger.js';
+
+/** Per-instance leases on an account's funds (docs/leases.md), as the environment sets them. */
+export interface LeaseSettings {
+  /** The most one lease may grow by at a time (nano-USD). */
+  maxGrantNano: bigint;
+  /** A grant takes at most this fraction (1/n) of what the account and key have free. */
+  shareDivisor: bigint;
+  /** A grant must cover at least this many reservations of the size asked for; smaller balances are reserved exactly. */
+  minRequests: bigint;
+  /** After a refused grant, reservations of that account and key go to the database this long. */
+  exactForMs: number;
+  /** A lease unused this long is given back. */
+  idleMs: number;
+  /** Several instances (PostgreSQL): the longest a key change may take to reach another instance's leases (`LeaseSignals`, default 5 s). */
+  recallBoundMs?: number;
+  /** Several instances: how long a request that did not fit waits for the others' spare (default 1 s). */
+  reclaimWaitMs?: number;
+}
 
 /**
  * `SWITCHYARD_LEASES` (`on` | `off`, default on; `off`: every reservation is one database call)
@@ -10,7 +27,7 @@ import type { LedgerOptions } from '../billing/ledger.js';
  * `SWITCHYARD_LEASE_RECALL_MS` (default 5000, PostgreSQL): the longest a key's lowered limit or
  * revocation may take to reach another instance's leases (docs/leases.md, "Limit changes").
  */
-export function readLeaseConfig(env: NodeJS.ProcessEnv = process.env): LedgerOptions['leases'] {
+export function readLeaseConfig(env: NodeJS.ProcessEnv = process.env): LeaseSettings | undefined {
   const setting = (env.SWITCHYARD_LEASES?.trim() || 'on').toLowerCase();
   if (!['on', 'off', 'true', 'false', '1', '0'].includes(setting)) throw new Error(`SWITCHYARD_LEASES must be on or off, got "${env.SWITCHYARD_LEASES}"`);
   if (['off', 'false', '0'].includes(setting)) return undefined;

@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { CanonicalParameter, TextRequest, WebSearchOptions } from '../core/text-request.js';
 import type { HostedToolsConfig } from '../config/types.js';
 import { unsupportedParameter } from '../errors/gateway-error.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { endpointMeets } from '../routing/select-candidates.js';
 import type { ProviderApi } from '../config/types.js';
 import type { TextProviderAdapter } from '../providers/provider-adapter.js';

@@ -1,18 +1,16 @@
-import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app-context.js';
 import type { DecodedTextCall } from '../core/text-call.js';
 import { inClientTerms } from '../errors/in-client-terms.js';
 import type { Principal } from '../auth/principal.js';
 import { countRequestTokens, countTextTokens } from '../billing/count-tokens.js';
 import { estimatePromptTokens } from '../billing/estimate-tokens.js';
-import { priceTextUsage } from '../billing/pricing.js';
+import { PaidCall, type SettlementRecorder } from '../billing/paid-call.js';
 import type { ApiEndpoint } from '../config/types.js';
 import type { StreamPart } from '../core/stream-part.js';
 import type { TextRequest } from '../core/text-request.js';
 import type { TextResult } from '../core/text-result.js';
 import type { Usage } from '../core/usage.js';
-import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../billing/request-record.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 import { explainNoProvider } from '../routing/explain-no-provider.js';
@@ -20,7 +18,7 @@ import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import { GatewayError, invalidRequest } from '../errors/gateway-error.js';
 import { preferServedEndpoint } from '../routing/prompt-cache-affinity.js';
 import { endpointPricingOf } from '../catalog/catalog.js';
-import { meterStream, type StreamSettlement } from './meter-stream.js';
+import { meterStream } from './meter-stream.js';
 import { planPassThrough, type PassThroughInput } from './plan-pass-through.js';
 import { dropUnmetPreferences } from './drop-unmet-preferences.js';
 import { planReservation } from './plan-reservation.js';
@@ -34,7 +32,6 @@ import { truncateToContext } from './truncate-to-context.js';
 import { relayText, type RelayOutcome } from './relay-text.js';
 import { tagResultSignatures, untagRequestSignatures } from './tag-signatures.js';
 import { RequestTrace } from '../telemetry/request-trace.js';
-import { settleTraced } from '../telemetry/settle-traced.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
 import { withFields } from '../core/with-fields.js';
 
@@ -47,10 +44,10 @@ export interface TextGenerationInput {
   /** Aborted when the client goes away. */
   signal: CancelSignal;
   /**
-   * Called once with the final usage and cost, whichever way the request ends, just before the
-   * charge; the request log row it answers is committed together with the charge.
+   * The request's log row writer (`startRequestRecord`): the paid call asks it for the row once,
+   * whichever way the request ends, and commits that row together with the charge.
    */
-  onSettled?: (candidate: Candidate, settlement: StreamSettlement) => RequestRecord | undefined;
+  record?: SettlementRecorder;
   /**
    * The client's body as it came and its style's rules, for the native pass-through
    * (`plan-pass-through.ts`) when the chosen endpoint speaks the client's style; absent when
@@ -112,7 +109,7 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
     throw explainNoProvider(context.catalog, context.logger, input.call.route, error);
   }
   selected = withinOutputCap(selected, input.call.request);
-  const fitted = truncateToContext(input.call.request, selected);
+  const fitted = truncateToContext(lowerToOutputCap(selected, input.call.request), selected);
   const call = fitted === input.call.request ? input.call : { ...input.call, request: fitted };
   trace?.routed(selected);
   const cacheKey = call.request.promptCacheKey;
@@ -135,35 +132,19 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
     const hosted = gatewayTools && hostedTools ? { turns: hostedLoopTurns(hostedTools, gatewayTools), extra: hostedToolsCeiling(hostedTools, gatewayTools) } : undefined;
     const reserve = () => planReservation(context.ledger, candidate, preferred, prompt, owner, hosted);
     const planned = trace === undefined ? await reserve() : await trace.reserve(candidate, reserve);
-    const { reservation } = planned;
     const request = untagRequestSignatures(planned.request, candidate.provider.api);
-    // The request log records what was left out, in the row that commits with the charge.
-    const onSettled = (settlement: StreamSettlement) => input.onSettled?.(candidate, omitted.length > 0 ? withFields(settlement, { omitted }) : settlement);
     const adapter = context.providers.textAdapter(candidate.provider.api);
     const callContext = callContextOf(context, candidate, input.signal);
-    const startedAt = performance.now();
     const pricingOf = (providerModel: string) => endpointPricingOf(context.catalog, candidate.provider.id, providerModel);
+    // The request log records what was left out, in the row that commits with the charge.
+    const paid = new PaidCall(planned.reservation, { ledger: context.ledger, candidate, record: input.record, trace, health: control.keepHealth, omitted, images: prompt.images, pricingOf });
     trace?.startAttempt(candidate, control.index);
     try {
       // The client's body still carries what was left out for this endpoint: translated instead.
       // A request the gateway runs tools for never goes through as the client sent it.
       const passThrough = omitted.length === 0 && !gatewayTools && adapter.relay ? planPassThrough(input.passThrough, candidate, planned.request) : undefined;
       if (passThrough && adapter.relay) {
-        const relayed = await relayText(context, adapter.relay, {
-          candidate,
-          plan: passThrough,
-          request,
-          reservation,
-          requestId: input.requestId,
-          callContext,
-          prompt,
-          countPrompt,
-          startedAt,
-          health: () => control.keepHealth(),
-          onSettled,
-          pricingOf,
-          trace,
-        });
+        const relayed = await relayText(adapter.relay, { call: paid, plan: passThrough, request, requestId: input.requestId, callContext, countPrompt });
         if (relayed.stream) trace?.firstChunk();
         rememberServer(candidate);
         return withFields(relayed, { omitted });
@@ -184,8 +165,8 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
         };
         const settle = async (looped: { result: TextResult; cost: bigint }) => {
           const result = tagResultSignatures(looped.result, candidate.provider.api);
-          const settlement: StreamSettlement = { usage: result.usage, cost: looped.cost, status: 'completed' };
-          return { result, charged: await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement)) };
+          // The loop priced each turn apart (input images on the first only) and added its searches.
+          return { result, charged: await paid.settle(result.usage, 'completed', { cost: looped.cost }) };
         };
         if (!request.stream) {
           const { result, charged } = await settle(await runHostedToolLoop(loopInput));
@@ -201,12 +182,11 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
             trace?.attemptFailed(error);
             // The client leaving ends the search or the model turn with whatever error they raise.
             const code = input.signal.aborted ? 'aborted' : error instanceof UpstreamError ? error.code : 'internal_error';
-            const settlement: StreamSettlement =
-              code === 'aborted'
-                ? { usage: { promptTokens: 0, completionTokens: 0 }, cost: 0n, status: 'aborted', errorCode: 'client_closed' }
-                : { usage: { promptTokens: 0, completionTokens: 0 }, cost: 0n, status: 'failed', errorCode: code };
+            const usage = { promptTokens: 0, completionTokens: 0 };
             try {
-              await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
+              await (code === 'aborted'
+                ? paid.settle(usage, 'aborted', { cost: 0n, errorCode: 'client_closed' })
+                : paid.settle(usage, 'failed', { cost: 0n, errorCode: code }));
             } catch (settleError) {
               context.logger.error({ err: settleError, requestId: input.requestId }, 'a failed hosted-tool stream could not be settled');
             }
@@ -219,33 +199,19 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
       if (!request.stream) {
         const result = tagResultSignatures(await adapter.generate(request, callContext), candidate.provider.api);
         const usage = result.usage.estimated ? await estimateResultUsage(result, countPrompt) : result.usage;
-        const cost = priceTextUsage(candidate.endpoint.pricing, usage, prompt.images, pricingOf);
         // The request log row commits together with the charge (its cost is what was charged).
-        const settlement: StreamSettlement = { usage, cost, status: 'completed' };
-        const charged = await settleTraced(context.ledger, trace, reservation, settlement, onSettled(settlement));
+        const charged = await paid.settle(usage, 'completed');
         rememberServer(candidate);
         return { stream: false as const, relayed: false as const, result: { ...result, usage }, cost: charged, omitted };
       }
       const parts = await adapter.stream(request, callContext);
       trace?.firstChunk();
-      // From here the meter settles the reservation and reports to the breaker when the stream ends.
-      const metered = meterStream(parts, {
-        candidate,
-        reservation,
-        ledger: context.ledger,
-        health: control.keepHealth(),
-        prompt,
-        countPrompt,
-        startedAt,
-        onSettled,
-        pricingOf,
-        trace,
-      });
+      // From here the meter settles the paid call and reports to the breaker when the stream ends.
+      const metered = meterStream(parts, paid, countPrompt);
       rememberServer(candidate);
       return { stream: true as const, relayed: false as const, parts: metered.parts, close: metered.close, omitted };
     } catch (error) {
-      trace?.attemptFailed(error);
-      await context.ledger.release(reservation);
+      await paid.abort(error);
       if (error instanceof GatewayError) throw inClientTerms(error, call.parameters);
       throw error;
     }
@@ -262,18 +228,33 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
 function withinOutputCap(candidates: Candidate[], request: TextRequest): Candidate[] {
   const { maxTokens } = request;
   if (maxTokens === undefined) return candidates;
-  const fitting = candidates.filter((candidate) => candidate.endpoint.maxCompletionTokens === null || candidate.endpoint.maxCompletionTokens >= maxTokens);
+  const fitting = candidates.filter((candidate) => admitsOutput(candidate, maxTokens));
   if (fitting.length > 0) return fitting;
-  const cap = Math.max(...candidates.map((candidate) => candidate.endpoint.maxCompletionTokens ?? 0));
+  const cap = outputCap(candidates);
   const contextLength = candidates[0].model.contextLength;
-  if (contextLength !== null && maxTokens <= contextLength) {
-    request.maxTokens = cap;
-    return candidates;
-  }
+  if (contextLength !== null && maxTokens <= contextLength) return candidates;
   throw invalidRequest(
     `The maximum output tokens requested (${maxTokens}) is above what '${candidates[0].model.id}' can produce (${cap}): send max_tokens (max_output_tokens on /responses) of at most ${cap}, or leave it out`,
     'max_tokens',
   );
+}
+
+/**
+ * The request with `max_tokens` lowered to the largest cap when no endpoint admits it (the rule
+ * of `withinOutputCap`): a copy, since the decoded request is the API layer's.
+ */
+function lowerToOutputCap(candidates: Candidate[], request: TextRequest): TextRequest {
+  const { maxTokens } = request;
+  if (maxTokens === undefined || candidates.some((candidate) => admitsOutput(candidate, maxTokens))) return request;
+  return withFields(request, { maxTokens: outputCap(candidates) });
+}
+
+function admitsOutput(candidate: Candidate, maxTokens: number): boolean {
+  return candidate.endpoint.maxCompletionTokens === null || candidate.endpoint.maxCompletionTokens >= maxTokens;
+}
+
+function outputCap(candidates: Candidate[]): number {
+  return Math.max(...candidates.map((candidate) => candidate.endpoint.maxCompletionTokens ?? 0));
 }
 
 /**
@@ -296,7 +277,7 @@ function imageMaker(context: AppContext, input: TextGenerationInput, model: stri
         imageUrls: [],
         responseFormat: 'b64_json',
         signal: input.signal,
-        settledRow: (candidate, cost) => record.settlementRow(candidate, { usage: { ...emptyUsage }, cost, status: 'completed' }),
+        record,
       });
       if (outcome.kind !== 'completed' || outcome.images.length === 0) throw new Error('the image model did not finish in time');
       record.settled(outcome.candidate, { usage: { ...emptyUsage }, cost: outcome.cost, status: 'completed' });

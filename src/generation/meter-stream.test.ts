@@ -5,11 +5,13 @@ import { systemClock } from '../core/clock.js';
 import { createId } from '../core/ids.js';
 import type { StreamPart } from '../core/stream-part.js';
 import { EndpointHealth } from '../routing/endpoint-health.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { createStore, migrateToLatest, type Store } from '../store/create-store.js';
 import { creditAccount, findAccount, insertAccount } from '../store/repositories/accounts.js';
 import { buildTestConfig } from '../../test/helpers/test-config.js';
-import { meterStream, type StreamSettlement } from './meter-stream.js';
+import { PaidCall } from '../billing/paid-call.js';
+import type { Settlement } from '../billing/settlement.js';
+import { meterStream } from './meter-stream.js';
 
 const catalog = buildCatalog(buildTestConfig());
 const model = catalog.modelById.get('acme/chat-small')!;
@@ -37,24 +39,26 @@ describe('meterStream', () => {
   }
 
   function setup(parts: StreamPart[]) {
-    const settlements: StreamSettlement[] = [];
+    const settlements: Settlement[] = [];
     const closed = { value: false };
     return ledger.reserve({ accountId, keyId: null, requestId: createId('req'), amount: 1_000_000n }).then((reservation) => ({
       settlements,
       closed,
-      metered: meterStream(provider(parts, closed), {
-        candidate,
-        reservation,
-        ledger,
-        health: new EndpointHealth({ failureThreshold: 5, coolDownMs: 1000 }).begin(candidate.healthKey),
-        prompt: { tokens: 10, images: 0 },
-        countPrompt: async () => 12,
-        startedAt: performance.now(),
-        onSettled: (settlement) => {
-          settlements.push(settlement);
-          return undefined;
-        },
-      }),
+      metered: meterStream(
+        provider(parts, closed),
+        new PaidCall(reservation, {
+          ledger,
+          candidate,
+          health: () => new EndpointHealth({ failureThreshold: 5, coolDownMs: 1000 }).begin(candidate.healthKey),
+          record: {
+            settlementRow: (_candidate, settlement) => {
+              settlements.push(settlement);
+              return undefined;
+            },
+          },
+        }),
+        async () => 12,
+      ),
     }));
   }
 

@@ -1,27 +1,12 @@
-import type { Ledger, Reservation } from '../billing/ledger.js';
 import { countTextTokens } from '../billing/count-tokens.js';
-import { priceTextUsage } from '../billing/pricing.js';
+import type { PaidCall } from '../billing/paid-call.js';
+import type { SettlementStatus } from '../billing/settlement.js';
 import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
-import type { EndpointPricing } from '../config/types.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
-import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../billing/request-record.js';
-import type { HealthAttempt } from '../routing/endpoint-health.js';
-import type { RequestTrace } from '../telemetry/request-trace.js';
-import { settleTraced } from '../telemetry/settle-traced.js';
+import type { HealthAttempt } from '../billing/paid-call.js';
 import { tagSignature } from './tag-signatures.js';
 import { withFields } from '../core/with-fields.js';
-
-export interface StreamSettlement {
-  usage: Usage;
-  cost: bigint;
-  /** `completed`, `failed` (upstream died mid-stream) or `aborted` (the client left). */
-  status: 'completed' | 'failed' | 'aborted';
-  errorCode?: RequestLogErrorCode;
-  /** What the request preferred and the endpoint could not honour, for the request log (see drop-unmet-preferences.ts). */
-  omitted?: readonly string[];
-}
 
 export interface MeteredStream<P extends RelayedPart = StreamPart> {
   parts: AsyncIterable<P>;
@@ -34,66 +19,48 @@ export interface MeteredStream<P extends RelayedPart = StreamPart> {
 }
 
 /**
- * Wraps a provider stream: prices the `finish` part and settles the reservation with it; on an
+ * Wraps a provider stream: prices the `finish` part and settles the paid call with it; on an
  * in-band failure or when the consumer stops early (client gone), settles for what was
  * generated so far, estimated from the text when the provider never said. Exactly one
  * settlement, whichever way the stream ends.
  */
 export function meterStream<P extends RelayedPart>(
   parts: AsyncIterable<P>,
-  options: MeterOptions,
+  call: PaidCall,
+  /** Counts the prompt with the tokenizer, for streams whose provider reports no usage. */
+  countPrompt: () => Promise<number>,
 ): MeteredStream<P> {
-  const state = { settled: false };
-  const metered = readMetered(parts, options, state);
+  // From here the stream, not the candidate loop, reports to the breaker when it ends.
+  const health = call.takeHealth();
+  // Set before close's first await, so that the generator's finally does not settle a second time.
+  const closing = { value: false };
+  const metered = readMetered(parts, call, health, countPrompt, closing);
   return {
     parts: metered,
     async close() {
       // A generator that never started skips its finally on return(): settle here instead.
-      if (!state.settled) {
-        state.settled = true;
-        const usage: Usage = { promptTokens: await options.countPrompt(), completionTokens: 0, estimated: true };
-        const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images);
-        const settlement: StreamSettlement = { usage, cost, status: 'aborted', errorCode: 'client_closed' };
-        await settleTraced(options.ledger, options.trace, options.reservation, settlement, options.onSettled(settlement));
+      if (!call.settled && !closing.value) {
+        closing.value = true;
+        await call.settle({ promptTokens: await countPrompt(), completionTokens: 0, estimated: true }, 'aborted', { errorCode: 'client_closed' });
       }
-      options.health.end();
+      health.end();
       await metered.return(undefined);
       await parts[Symbol.asyncIterator]().return?.(undefined);
     },
   };
 }
 
-interface MeterOptions {
-  candidate: Candidate;
-  reservation: Reservation;
-  ledger: Ledger;
-  /** This call's breaker report, handed over by the candidate loop; ended whichever way the stream ends. */
-  health: HealthAttempt;
-  prompt: { tokens: number; images: number };
-  /** Counts the prompt with the tokenizer, for streams whose provider reports no usage. */
-  countPrompt: () => Promise<number>;
-  startedAt: number;
-  /** Answers the request log row to commit with the charge (see `Ledger.settle`). */
-  onSettled: (settlement: StreamSettlement) => RequestRecord | undefined;
-  /** The price of another model that served part of the call (see `Usage.delegated`), if known. */
-  pricingOf?: (providerModel: string) => EndpointPricing | undefined;
-  /** The request's spans, when tracing is on. */
-  trace?: RequestTrace;
-}
-
 async function* readMetered<P extends RelayedPart>(
   parts: AsyncIterable<P>,
-  options: MeterOptions,
-  state: { settled: boolean },
+  call: PaidCall,
+  health: HealthAttempt,
+  countPrompt: () => Promise<number>,
+  closing: { value: boolean },
 ): AsyncGenerator<P> {
   let outputBytes = '';
-  const settle = async (usage: Usage, status: StreamSettlement['status'], errorCode?: RequestLogErrorCode): Promise<bigint> => {
-    state.settled = true;
-    const cost = priceTextUsage(options.candidate.endpoint.pricing, usage, options.prompt.images, options.pricingOf);
-    const settlement: StreamSettlement = { usage, cost, status, errorCode };
-    return settleTraced(options.ledger, options.trace, options.reservation, settlement, options.onSettled(settlement));
-  };
-  const delivered = async (): Promise<Usage> => ({ promptTokens: await options.countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });
+  const settle = (usage: Usage, status: SettlementStatus, errorCode?: RequestLogErrorCode): Promise<bigint> => call.settle(usage, status, errorCode === undefined ? undefined : { errorCode });
+  const delivered = async (): Promise<Usage> => ({ promptTokens: await countPrompt(), completionTokens: await countTextTokens(outputBytes), estimated: true });
+  const api = call.candidate.provider.api;
   try {
     for await (const item of parts) {
       // Relayed frames (pass-through) go by untouched; the canonical parts beside them are read.
@@ -102,8 +69,8 @@ async function* readMetered<P extends RelayedPart>(
       else if (part.type === 'tool-call-delta') outputBytes += part.argumentsDelta;
       if (part.type === 'finish') {
         const usage = part.usage.estimated ? await delivered() : part.usage;
-        const elapsedSeconds = (performance.now() - options.startedAt) / 1000;
-        options.health.succeeded(performance.now() - options.startedAt, usage.completionTokens / Math.max(elapsedSeconds, 0.001));
+        const elapsedSeconds = (performance.now() - call.startedAt) / 1000;
+        health.succeeded(performance.now() - call.startedAt, usage.completionTokens / Math.max(elapsedSeconds, 0.001));
         const cost = await settle(usage, 'completed');
         yield withFields(part, { usage, cost }) as P;
         return;
@@ -115,15 +82,15 @@ async function* readMetered<P extends RelayedPart>(
           await settle(await delivered(), 'aborted', 'client_closed');
           return;
         }
-        options.health.failed();
+        health.failed();
         await settle(await delivered(), 'failed', part.error.code);
         yield item;
         return;
       }
-      yield part.type === 'reasoning-signature' ? ({ ...part, signature: tagSignature(options.candidate.provider.api, part.signature) } as P) : item;
+      yield part.type === 'reasoning-signature' ? ({ ...part, signature: tagSignature(api, part.signature) } as P) : item;
     }
   } finally {
-    options.health.end();
-    if (!state.settled) await settle(await delivered(), 'aborted', 'client_closed');
+    health.end();
+    if (!call.settled && !closing.value) await settle(await delivered(), 'aborted', 'client_closed');
   }
 }

@@ -1,7 +1,7 @@
 import type { PassThroughInput, PassThroughPlan } from '../core/pass-through.js';
 import type { TextRequest } from '../core/text-request.js';
 import { textAdapters } from '../providers/protocols.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 
 /** The types generation's own modules read from here; they are defined in core/, where the protocols read them too. */
 export type { PassThroughInput, PassThroughPlan } from '../core/pass-through.js';

@@ -2,7 +2,7 @@ import type { Ledger, Reservation } from '../billing/ledger.js';
 import { priceTextCeiling } from '../billing/pricing.js';
 import type { TextRequest } from '../core/text-request.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { withFields } from '../core/with-fields.js';
 
 /**

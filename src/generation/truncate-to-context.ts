@@ -1,7 +1,7 @@
 import { estimatePromptTokens } from '../billing/estimate-tokens.js';
 import type { Message } from '../core/content.js';
 import type { TextRequest } from '../core/text-request.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 
 /**
  * Responses `truncation: "auto"`, emulated: "if the input exceeds the model's context window, the

@@ -1,14 +1,14 @@
 import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Reservation } from '../billing/ledger.js';
+import { PaidCall, type SettlementRecorder } from '../billing/paid-call.js';
 import { priceImages } from '../billing/price-media.js';
 import type { ImageInput, ImageJobHandle, ImageRequest, ImageResponseFormat } from '../core/image-request.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { imageAdapterOf } from '../providers/media-adapters.js';
-import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../billing/request-record.js';
+import type { Candidate } from '../catalog/candidate.js';
+import { emptyUsage } from '../core/usage.js';
 import type { TaskRecord } from '../tasks/task-types.js';
 import { downloadGeneratedImage } from './download-generated-image.js';
 import { imageTaskKind, type ImageTaskInput } from './image-task-input.js';
@@ -28,8 +28,8 @@ export interface ImageGenerationInput {
   imageUrls: Array<{ url: string; field: string }>;
   responseFormat: ImageResponseFormat;
   signal: CancelSignal;
-  /** The request log row of the charge, committed together with it. */
-  settledRow?: (candidate: Candidate, cost: bigint) => RequestRecord | undefined;
+  /** Writes the request log row of the charge, committed together with it (a queued job's row is the task engine's). */
+  record?: SettlementRecorder;
 }
 
 export type ImageOutcome =
@@ -59,24 +59,26 @@ async function attempt(context: AppContext, candidate: Candidate, request: Image
   const adapter = imageAdapterOf(candidate.provider.api)!;
   const queued = adapter.poll !== undefined;
   const amount = priceImages(candidate.endpoint.pricing, request.n);
-  const reservation = await context.ledger.reserve({
-    accountId: input.principal.accountId,
-    keyId: input.principal.keyId,
-    requestId: input.requestId,
-    amount,
-    // A queued job may outlive this request and this instance: its reservation must too.
-    durable: queued,
-    lifetimeMs: queued ? context.tasks.reservationLifetimeMs(imageTaskKind) : undefined,
-  });
-  let handedOff = false;
+  const paid = await PaidCall.reserve(
+    context.ledger,
+    {
+      accountId: input.principal.accountId,
+      keyId: input.principal.keyId,
+      requestId: input.requestId,
+      amount,
+      // A queued job may outlive this request and this instance: its reservation must too.
+      durable: queued,
+      lifetimeMs: queued ? context.tasks.reservationLifetimeMs(imageTaskKind) : undefined,
+    },
+    { candidate, record: input.record },
+  );
   try {
     const call = callContextOf(context, candidate, input.signal);
     const settings = mediaSettingsOf(context);
     const started = await adapter.start(request, call);
     const state = await waitForImageJob(started, adapter, call, { windowMs: settings.syncWindowMs, pollIntervalMs: settings.pollIntervalMs });
     if (state.state === 'pending') {
-      const task = await handOff(context, candidate, request, input, state.job, reservation);
-      handedOff = true;
+      const task = await handOff(context, candidate, request, input, state.job, paid);
       return { kind: 'queued', candidate, task };
     }
     if (state.state === 'failed') throw new GatewayError('upstream_error', `The provider failed to make the image: ${state.error}`);
@@ -84,10 +86,12 @@ async function attempt(context: AppContext, candidate: Candidate, request: Image
     // Stored before settling: a failure to store charges nothing.
     const fileIds = input.responseFormat === 'url' ? await storeMediaFiles(context, { accountId: input.principal.accountId, requestId: input.requestId }, made) : undefined;
     const price = priceImages(candidate.endpoint.pricing, made.length);
-    const cost = await context.ledger.settle(reservation, price, input.settledRow?.(candidate, price));
+    // An image row carries no token counts; the price is n images at the endpoint's.
+    const cost = await paid.settle({ ...emptyUsage }, 'completed', { cost: price });
     return { kind: 'completed', candidate, images: made, cost, fileIds };
   } catch (error) {
-    if (!handedOff) await context.ledger.release(reservation);
+    // Nothing after a hand-off: the task took the reservation.
+    await paid.abort(error);
     throw error;
   }
 }
@@ -98,7 +102,7 @@ async function handOff(
   request: ImageRequest,
   input: ImageGenerationInput,
   job: ImageJobHandle,
-  reservation: Reservation,
+  paid: PaidCall,
 ): Promise<TaskRecord> {
   const taskInput: ImageTaskInput = {
     operation: request.operation,
@@ -116,10 +120,12 @@ async function handOff(
     model: candidate.model.id,
     provider: candidate.provider.id,
     input: taskInput as unknown as Record<string, unknown>,
-    reservation,
+    reservation: paid.reservation,
     idempotencyKey: null,
     requestId: input.requestId,
     providerJobId: job.id,
   });
+  // Created or found (a replay): either way the task, not this request, ends the reservation now.
+  paid.handOff();
   return outcome.created ? outcome.task : outcome.existing;
 }

@@ -5,7 +5,7 @@ import type { ModelConfig } from '../config/types.js';
 import type { ImageRequest } from '../core/image-request.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
 import { imageAdapterOf } from '../providers/media-adapters.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { keepCapableCandidates, routeMediaRequest } from './select-media-candidates.js';
 
 /**

@@ -4,7 +4,7 @@ import type { RouteRequest } from '../core/provider-preferences.js';
 import type { SpeechRequest } from '../core/speech-request.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { speechAdapterOf } from '../providers/media-adapters.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { keepCapableCandidates, routeMediaRequest } from './select-media-candidates.js';
 
 /**

@@ -4,7 +4,7 @@ import type { ModelConfig, ProviderApi } from '../config/types.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import type { Incapability } from '../providers/media-adapter.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 
 /** The endpoints of a speech or image request in routing order, the account's default providers first. */

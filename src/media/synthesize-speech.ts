@@ -5,8 +5,9 @@ import type { RouteRequest } from '../core/provider-preferences.js';
 import { countSpeechCharacters, type SpeechRequest } from '../core/speech-request.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { speechAdapterOf } from '../providers/media-adapters.js';
-import type { Candidate } from '../routing/candidate.js';
-import type { RequestRecord } from '../billing/request-record.js';
+import type { Candidate } from '../catalog/candidate.js';
+import { PaidCall, type SettlementRecorder } from '../billing/paid-call.js';
+import { emptyUsage } from '../core/usage.js';
 import { planSpeech } from './plan-speech.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
@@ -30,8 +31,8 @@ export async function synthesizeSpeech(
     route: RouteRequest;
     request: SpeechRequest;
     signal: CancelSignal;
-    /** The request log row of the charge, committed together with it. */
-    settledRow?: (candidate: Candidate, cost: bigint) => RequestRecord | undefined;
+    /** Writes the request log row of the charge, committed together with it. */
+    record?: SettlementRecorder;
   },
 ): Promise<SpeechOutcome> {
   const { principal, request } = input;
@@ -40,15 +41,16 @@ export async function synthesizeSpeech(
   const characters = countSpeechCharacters(request.input);
   const { candidate, value } = await tryCandidates(context, candidates, input.signal, async (candidate) => {
     const amount = priceSpeech(candidate.endpoint.pricing, characters);
-    const reservation = await context.ledger.reserve({ accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId, amount });
+    const paid = await PaidCall.reserve(context.ledger, { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId, amount }, { candidate, record: input.record });
     let audio: Buffer;
     try {
       audio = await speechAdapterOf(candidate.provider.api)!.synthesize(request, callContextOf(context, candidate, input.signal));
     } catch (error) {
-      await context.ledger.release(reservation);
+      await paid.abort(error);
       throw error;
     }
-    return { audio, cost: await context.ledger.settle(reservation, amount, input.settledRow?.(candidate, amount)) };
+    // The exact price was reserved; a speech row carries no token counts.
+    return { audio, cost: await paid.settle({ ...emptyUsage }, 'completed', { cost: amount }) };
   });
   return { candidate, ...value };
 }

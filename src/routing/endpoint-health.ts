@@ -1,3 +1,5 @@
+import type { HealthAttempt } from '../billing/paid-call.js';
+
 /**
  * Per-endpoint health: a circuit breaker (open after consecutive failures, one half-open probe
  * after a cool-down) plus moving averages of latency and throughput for `provider.sort`.
@@ -35,17 +37,6 @@ export interface EndpointHealthSnapshot {
 
 const smoothing = 0.2;
 
-/**
- * One call's report to the breaker: exactly one verdict (`succeeded` or `failed`), or `end()`
- * without one when the call proved nothing about the endpoint (the client left, our own refusal).
- * Every method after the first is a no-op, so `end()` belongs in a `finally`: a half-open probe
- * never stays taken, and the endpoint can never stay open for good.
- */
-export interface HealthAttempt {
-  succeeded(latencyMs: number, tokensPerSecond?: number): void;
-  failed(): void;
-  end(): void;
-}
 
 export class EndpointHealth {
   private readonly states = new Map<string, EndpointState>();

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { UpstreamError } from '../errors/upstream-error.js';
-import type { Candidate } from './candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 
 /**
  * A provider failure, for the operator. Auth and configuration failures (401, 403, 404) are the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from './candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { PromptCacheAffinity, preferServedEndpoint } from './prompt-cache-affinity.js';
 

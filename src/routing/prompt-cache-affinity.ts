@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import type { Candidate } from './candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import type { EndpointHealth } from './endpoint-health.js';
 
 export interface PromptCacheAffinityOptions {

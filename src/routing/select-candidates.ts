@@ -5,7 +5,7 @@ import type { ProviderPreferences, RouteRequest } from '../core/provider-prefere
 import { GatewayError, invalidRequest, unsupportedParameter } from '../errors/gateway-error.js';
 import type { RequestedParameter } from '../core/text-call.js';
 import type { PriceCap } from '../store/repositories/api-keys.js';
-import type { Candidate } from './candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { EndpointHealth } from './endpoint-health.js';
 
 export interface SelectionInput {

@@ -1,13 +1,27 @@
 import { performance } from 'node:perf_hooks';
-import type { AppContext } from '../app-context.js';
+import type { Logger } from 'pino';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { EndpointHealth } from './endpoint-health.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toClientError } from '../errors/to-client-error.js';
 import { createAbortedError, UpstreamError } from '../errors/upstream-error.js';
-import type { Candidate } from './candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { classifyFailure } from './classify-failure.js';
-import type { HealthAttempt } from './endpoint-health.js';
+import type { HealthAttempt } from '../billing/paid-call.js';
 import { logUpstreamFailure } from './log-upstream-failure.js';
 import type { CancelSignal } from '../core/cancel-signal.js';
+
+/**
+ * The services the candidate loop uses: its own list, since the app context is above routing
+ * (the work that calls the loop hands its context in, which has these and more).
+ */
+export interface CandidateLoopDependencies {
+  health: EndpointHealth;
+  logger: Logger;
+  providers: ProviderRegistry;
+  /** Only this method of the metrics: routing is below them, so it names what it calls rather than importing their type. */
+  metrics: { observeUpstreamFailure(provider: string, code: string, retried: boolean): void };
+}
 
 export interface CandidateAttempt {
   /** 0 for the first candidate. */
@@ -29,7 +43,7 @@ export interface CandidateAttempt {
  * releases before it rethrows.
  */
 export async function tryCandidates<T>(
-  context: AppContext,
+  context: CandidateLoopDependencies,
   candidates: Candidate[],
   signal: CancelSignal,
   attempt: (candidate: Candidate, control: CandidateAttempt) => Promise<T>,
@@ -74,6 +88,6 @@ export async function tryCandidates<T>(
 }
 
 /** The call context of one candidate. */
-export function callContextOf(context: AppContext, candidate: Candidate, signal: CancelSignal) {
+export function callContextOf(context: Pick<CandidateLoopDependencies, 'providers'>, candidate: Candidate, signal: CancelSignal) {
   return { provider: candidate.provider, providerModel: candidate.endpoint.model, signal, dispatcher: context.providers.dispatcher(candidate.provider) };
 }

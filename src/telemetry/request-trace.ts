@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { Usage } from '../core/usage.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import type { TextProviderApi } from '../core/protocol-descriptor.js';
 
 /**

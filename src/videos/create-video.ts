@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
-import type { Reservation } from '../billing/ledger.js';
+import { PaidCall } from '../billing/paid-call.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { admitRequest } from '../limits/admit-request.js';
 import { callContextOf, tryCandidates } from '../routing/try-candidates.js';
@@ -42,7 +42,7 @@ export async function createVideo(context: AppContext, input: CreateVideoInput):
   await admitRequest(context, principal, plan.model);
 
   const route = plan.routes[0];
-  const reservation = await reserve(context, principal, input.requestId, route);
+  const paid = await reserve(context, principal, input.requestId, route);
   const created = await context.tasks
     .create({
       accountId: principal.accountId,
@@ -51,21 +51,21 @@ export async function createVideo(context: AppContext, input: CreateVideoInput):
       model: plan.model.id,
       provider: route.candidate.provider.id,
       input: taskInput(plan.request, route, fingerprint),
-      reservation,
+      reservation: paid.reservation,
       idempotencyKey: input.idempotencyKey,
       requestId: input.requestId,
       submitWithinMs: submissionBudgetMs(plan.routes),
     })
     .catch(async (error: unknown) => {
-      await context.ledger.release(reservation);
+      await paid.abort(error);
       throw error;
     });
   if (!created.created) {
     // Another request with the same key won the insert a moment ago.
-    await context.ledger.release(reservation);
+    await paid.abort(undefined);
     return { task: checkReplay(await awaitSubmission(context, created.existing), fingerprint), replayed: true };
   }
-  return { task: await submitWithFailover(context, input, plan, created.task, reservation, fingerprint), replayed: false };
+  return { task: await submitWithFailover(context, input, plan, created.task, paid, fingerprint), replayed: false };
 }
 
 /**
@@ -78,10 +78,10 @@ async function submitWithFailover(
   input: CreateVideoInput,
   plan: VideoPlan,
   task: TaskRecord,
-  firstReservation: Reservation,
+  first: PaidCall,
   fingerprint: string,
 ): Promise<TaskRecord> {
-  let reservation: Reservation | null = firstReservation;
+  let paid: PaidCall | null = first;
   // Bounded by the submission lease, not by the client: see `routes.ts`.
   const signal = AbortSignal.timeout(submissionBudgetMs(plan.routes) - 10_000);
   const routeOf = new Map(plan.routes.map((route) => [route.candidate, route]));
@@ -89,17 +89,20 @@ async function submitWithFailover(
     const { value } = await tryCandidates(context, plan.routes.map((route) => route.candidate), signal, async (candidate, control) => {
       const route = routeOf.get(candidate)!;
       if (control.index > 0) {
-        await context.ledger.release(reservation!);
-        reservation = null;
-        reservation = await reserve(context, input.principal, input.requestId, route);
-        await context.tasks.reroute(task, { model: plan.model.id, provider: candidate.provider.id, input: taskInput(plan.request, route, fingerprint), reservation });
+        await paid!.abort(undefined);
+        paid = null;
+        paid = await reserve(context, input.principal, input.requestId, route);
+        await context.tasks.reroute(task, { model: plan.model.id, provider: candidate.provider.id, input: taskInput(plan.request, route, fingerprint), reservation: paid.reservation });
       }
       return route.adapter.submit(plan.request, callContextOf(context, candidate, signal));
     });
-    return await context.tasks.markSubmitted(task, { providerJobId: value.jobId, status: value.status, progress: value.progress });
+    const submitted = await context.tasks.markSubmitted(task, { providerJobId: value.jobId, status: value.status, progress: value.progress });
+    // The task engine settles the reservation once the video is done (`tasks/finish-task.ts`).
+    paid?.handOff();
+    return submitted;
   } catch (error) {
     await context.tasks.discardUnsubmitted(task);
-    if (reservation) await context.ledger.release(reservation);
+    if (paid) await paid.abort(error);
     throw error;
   }
 }
@@ -110,15 +113,13 @@ export async function quoteVideo(context: AppContext, principal: Principal | nul
   return plan.routes[0].amount;
 }
 
-function reserve(context: AppContext, principal: Principal, requestId: string, route: VideoRoute): Promise<Reservation> {
-  return context.ledger.reserve({
-    accountId: principal.accountId,
-    keyId: principal.keyId,
-    requestId,
-    amount: route.amount,
-    durable: true,
-    lifetimeMs: context.tasks.reservationLifetimeMs('video'),
-  });
+/** A durable reservation at this route's price, for the task that the call is handed off to once submitted. */
+function reserve(context: AppContext, principal: Principal, requestId: string, route: VideoRoute): Promise<PaidCall> {
+  return PaidCall.reserve(
+    context.ledger,
+    { accountId: principal.accountId, keyId: principal.keyId, requestId, amount: route.amount, durable: true, lifetimeMs: context.tasks.reservationLifetimeMs('video') },
+    { candidate: route.candidate },
+  );
 }
 
 /**

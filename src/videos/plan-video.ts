@@ -4,7 +4,7 @@ import type { ModelConfig } from '../config/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { videoAdapterFor } from '../providers/video-adapters.js';
 import type { VideoProviderAdapter } from '../providers/video-adapter.js';
-import type { Candidate } from '../routing/candidate.js';
+import type { Candidate } from '../catalog/candidate.js';
 import { EndpointHealth } from '../routing/endpoint-health.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 import { checkVideoRequest } from './check-video-request.js';

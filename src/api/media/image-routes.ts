@@ -53,7 +53,7 @@ async function handleImageRequest(context: AppContext, operation: ImageOperation
       responseFormat: decoded.responseFormat,
       signal,
       // The charge and its log row commit together (a queued job's row is the task engine's).
-      settledRow: (candidate, cost) => record.settlementRow(candidate, { usage: { ...emptyUsage }, cost, status: 'completed' }),
+      record,
     });
   } catch (error) {
     await record.failed(error);

@@ -31,7 +31,7 @@ export function registerSpeechRoutes(app: FastifyInstance, context: AppContext):
         route: decoded.route,
         request: decoded.request,
         signal,
-        settledRow: (candidate, cost) => record.settlementRow(candidate, { usage: { ...emptyUsage }, cost, status: 'completed' }),
+        record,
       });
     } catch (error) {
       await record.failed(error);

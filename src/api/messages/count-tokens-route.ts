@@ -5,7 +5,7 @@ import type { TextRequest } from '../../core/text-request.js';
 import type { RouteRequest } from '../../core/provider-preferences.js';
 import { GatewayError, invalidRequest } from '../../errors/gateway-error.js';
 import { countAnthropicTokens } from '../../providers/anthropic/count-tokens.js';
-import type { Candidate } from '../../routing/candidate.js';
+import type { Candidate } from '../../catalog/candidate.js';
 import { selectCandidates } from '../../routing/select-candidates.js';
 import { callContextOf } from '../../routing/try-candidates.js';
 import { decodeMessagesRequest } from './decode-request.js';

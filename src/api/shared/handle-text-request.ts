@@ -2,13 +2,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { RelayedPart, StreamPart } from '../../core/stream-part.js';
 import type { TextResult } from '../../core/text-result.js';
-import { startRequestRecord } from '../../billing/start-request-record.js';
-import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
+import type { Principal } from '../../auth/principal.js';
+import type { CancelSignal } from '../../core/cancel-signal.js';
+import type { TextGenerationOutcome } from '../../generation/generate-text.js';
+import type { PassThroughInput } from '../../generation/plan-pass-through.js';
 import { abortOnClientClose } from '../../http/abort-on-client-close.js';
 import { writeSse } from '../../http/write-sse.js';
-import { encodeRelayedStream, withCost, type RelayStyle } from './relay-frames.js';
+import { encodeRelayedStream, withSettledUsage, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
-import type { Candidate } from '../../routing/candidate.js';
+import type { Candidate } from '../../catalog/candidate.js';
+import { runTextTurn, type AnsweredOutcome, type StreamedOutcome, type TextTurnTransport } from './run-text-turn.js';
 
 /** What differs between /chat/completions, /responses, /messages and Gemini's generateContent: the wire style. */
 export interface TextStyle<Extra> {
@@ -37,78 +40,87 @@ const heartbeatMs = 15_000;
 
 /**
  * Decode the style → generate (route, reserve, call, settle) → encode the style, as JSON or
- * SSE. The client's disconnect aborts the upstream call through the signal.
+ * SSE, through the one text-turn runner (`run-text-turn.ts`). The client's disconnect aborts the
+ * upstream call through the signal.
  */
-export async function handleTextRequest<Extra>(
-  context: AppContext,
-  style: TextStyle<Extra>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<unknown> {
-  const body = request.body as Record<string, unknown>;
-  const described = style.describe?.(request);
-  // One request log row per request, also for refusals (402, 400 …) once a model was named.
-  const record = startRequestRecord(context, {
-    requestId: request.id,
-    principal: request.principal!,
-    endpoint: described?.endpoint ?? endpointOf(request.routeOptions.url!),
-    body: described ? { ...body, model: described.model, stream: described.stream } : body,
-  });
-  const cancellation = abortOnClientClose(reply);
-  let extra: Extra;
-  let outcome: TextGenerationOutcome;
-  try {
-    const decoded = style.decode(style.prepare ? await style.prepare(body) : body, request.headers, request);
-    extra = decoded.extra;
-    record.identify(decoded.call.request.endUser);
-    outcome = await generateText(context, {
-      principal: request.principal!,
-      call: decoded.call,
-      requestId: request.id,
-      api: style.api,
-      signal: cancellation,
-      // The row commits together with the charge, in the ledger's next batch.
-      onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
-      passThrough: style.relay && context.config.server.passThrough !== false ? { body, rules: style.relay.rules } : undefined,
-    });
-  } catch (error) {
-    await record.failed(error);
-    throw error;
+export function handleTextRequest<Extra>(context: AppContext, style: TextStyle<Extra>, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  return runTextTurn(context, new HttpTextTurn(context, style, request, reply));
+}
+
+/** The HTTP transport of a text turn: reads the body and headers, writes headers and a JSON answer or an SSE stream. */
+class HttpTextTurn<Extra> implements TextTurnTransport<Extra> {
+  readonly requestId: string;
+  readonly principal: Principal;
+  readonly api: TextStyle<Extra>['api'];
+  readonly endpoint: string;
+  readonly recordBody: Record<string, unknown>;
+  readonly body: Record<string, unknown>;
+  readonly signal: CancelSignal;
+  readonly passThrough: PassThroughInput | undefined;
+  /** Only for the styles that have the step, so that the others' turns do not wait a tick for nothing. */
+  readonly prepare: ((body: Record<string, unknown>) => Promise<Record<string, unknown>>) | undefined;
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly style: TextStyle<Extra>,
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {
+    const body = request.body as Record<string, unknown>;
+    const described = style.describe?.(request);
+    this.requestId = request.id;
+    this.principal = request.principal!;
+    this.api = style.api;
+    this.endpoint = described?.endpoint ?? endpointOf(request.routeOptions.url!);
+    this.recordBody = described ? { ...body, model: described.model, stream: described.stream } : body;
+    this.body = body;
+    this.signal = abortOnClientClose(reply);
+    this.passThrough = style.relay && context.config.server.passThrough !== false ? { body, rules: style.relay.rules } : undefined;
+    this.prepare = style.prepare && ((input) => style.prepare!(input));
   }
-  reply.header('x-switchyard-provider', outcome.candidate.provider.id);
-  // Preferences the endpoint could not honour were left out (contract §4): the answer says which.
-  const omitted = outcome.omitted.length > 0 ? outcome.omitted.join(', ') : undefined;
-  if (omitted) reply.header('x-switchyard-omitted', omitted);
-  if (!outcome.stream) {
-    await record.admitted;
+
+  decode(body: Record<string, unknown>): { call: DecodedTextCall; extra: Extra } {
+    return this.style.decode(body, this.request.headers, this.request);
+  }
+
+  answered(outcome: TextGenerationOutcome): void {
+    this.reply.header('x-switchyard-provider', outcome.candidate.provider.id);
+    // Preferences the endpoint could not honour were left out (contract §4): the answer says which.
+    const omitted = outcome.omitted.length > 0 ? outcome.omitted.join(', ') : undefined;
+    if (omitted) this.reply.header('x-switchyard-omitted', omitted);
+  }
+
+  elapsedSeconds(): number {
+    return this.reply.elapsedTime / 1000;
+  }
+
+  sendAnswer(outcome: AnsweredOutcome, extra: Extra): unknown {
+    const { style, reply } = this;
     if (outcome.relayed) {
-      const field = style.relay!.usageField ?? 'usage';
-      outcome.body[field] = withCost(outcome.body[field], style.relay!.encodeUsage(outcome.usage, outcome.cost));
-      return reply.send(outcome.body);
+      return reply.send(withSettledUsage(outcome.body, style.relay!, outcome.usage, outcome.cost));
     }
-    return reply.send(await style.encodeResponse(outcome.result, responseMeta(context, request, outcome.candidate), outcome.cost, extra));
+    const encoded = style.encodeResponse(outcome.result, responseMeta(this.context, this.request, outcome.candidate), outcome.cost, extra);
+    return encoded instanceof Promise ? encoded.then((response) => reply.send(response)) : reply.send(encoded);
   }
-  const meta = responseMeta(context, request, outcome.candidate);
-  // A stream resolves only once its first part arrived (see generateText): now is the first token.
-  context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, reply.elapsedTime / 1000);
-  try {
+
+  writeStream(outcome: StreamedOutcome, extra: Extra): Promise<void> {
+    const { style, request } = this;
+    const meta = responseMeta(this.context, request, outcome.candidate);
     const frames = outcome.relayed
       ? (style.encodeRelayedStream?.(outcome.parts, meta, extra) ?? encodeRelayedStream(outcome.parts, meta, style.relay!))
       : style.encodeStream(outcome.parts, meta, extra);
     const framing = style.streamFraming?.(extra);
-    await writeSse(reply, frames, {
+    return writeSse(this.reply, frames, {
       heartbeatFrame: framing?.heartbeatFrame ?? style.heartbeatFrame,
       contentType: framing?.contentType,
       heartbeatMs,
       onWriteError: (error) => request.log.warn({ err: error }, 'stream ended early'),
     });
-  } finally {
-    // Settles and closes the provider stream if the client left before it was read.
-    await outcome.close();
   }
-  record.ended(outcome.candidate);
-  await record.admitted;
-  return reply;
+
+  streamEnded(): unknown {
+    return this.reply;
+  }
 }
 
 /** The response's identity, made only for the answers that carry it (a relayed JSON answer keeps the provider's). */

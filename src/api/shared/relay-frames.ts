@@ -30,8 +30,9 @@ export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, me
           yield `${prefix}data: ${held.data}\n\n`;
           continue;
         }
-        if ('usage' in held.data) held.data.usage = withCost(held.data.usage, style.encodeUsage(part.usage, part.cost));
-        yield `${prefix}data: ${JSON.stringify(held.data)}\n\n`;
+        // The provider's frame stays as it came: what goes out is a copy with the settled usage and cost.
+        const data = 'usage' in held.data ? withFields(held.data, { usage: withCost(held.data.usage, style.encodeUsage(part.usage, part.cost)) }) : held.data;
+        yield `${prefix}data: ${JSON.stringify(data)}\n\n`;
       }
       return;
     } else if (part.type === 'error') {
@@ -43,6 +44,19 @@ export async function* encodeRelayedStream(parts: AsyncIterable<RelayedPart>, me
   }
   // Every metered stream ends with `finish` or `error`; one that does not was cut short.
   yield* style.errorFrames({ code: 'internal_error', message: 'The generation stream ended unexpectedly', status: 500 }, meta);
+}
+
+const noFields = {};
+
+/**
+ * A relayed JSON answer with the settled usage and cost in the style's usage field: a copy, so
+ * that the provider's body stays as it came (a keyed store on the copy, not a computed-key literal).
+ */
+export function withSettledUsage(body: Record<string, unknown>, style: RelayStyle, usage: Usage, cost: bigint): Record<string, unknown> {
+  const field = style.usageField ?? 'usage';
+  const answer: Record<string, unknown> = withFields(body, noFields);
+  answer[field] = withCost(body[field], style.encodeUsage(usage, cost));
+  return answer;
 }
 
 /** The provider's usage object with the settled counts and the cost written over it (its other fields kept). */

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../../app-context.js';
 import type { Principal } from '../../../auth/principal.js';
-import { startRequestRecord } from '../../../billing/start-request-record.js';
-import { generateText, type TextGenerationOutcome } from '../../../generation/generate-text.js';
-import type { ResponseMeta } from '../../shared/text-call.js';
+import type { TextGenerationOutcome } from '../../../generation/generate-text.js';
+import { runTextTurn, type StreamedOutcome, type TextTurnTransport } from '../../shared/run-text-turn.js';
+import type { DecodedTextCall, ResponseMeta } from '../../shared/text-call.js';
 import { invalidRequest } from '../../../errors/gateway-error.js';
 import type { StreamError, StreamPart } from '../../../core/stream-part.js';
 import type { StreamEvent } from '../format-sse-event.js';
@@ -10,7 +10,7 @@ import { encodeResponsesEvents } from '../encode-stream.js';
 import type { PriorTurnLookup } from '../continue-previous-response.js';
 import type { ResponsesEcho } from '../responses-echo.js';
 import type { ResponseObject } from '../responses-wire.js';
-import { createResponsesStyle } from '../routes.js';
+import { createResponsesStyle, type ResponsesStyle } from '../responses-style.js';
 import { admitWarmUp } from './admit-warm-up.js';
 
 export interface SocketResponseInput {
@@ -41,48 +41,72 @@ export interface SocketResponseInput {
  * connection to send as an `error` message; after it, the stream ends in-band (`response.failed`).
  */
 export async function runSocketResponse(context: AppContext, input: SocketResponseInput): Promise<void> {
-  const { requestId } = input;
   const { generate, ...request } = input.body;
   if (generate !== undefined && typeof generate !== 'boolean') throw invalidRequest("'generate' must be a boolean", 'generate');
   if (generate === false) return warmUp(context, input, request);
-  const body = { ...request, stream: true };
-  const startedAt = performance.now();
-  const record = startRequestRecord(context, { requestId, principal: input.principal, endpoint: '/responses', body });
-  const style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
-  let outcome: TextGenerationOutcome;
-  let echo: ResponsesEcho;
-  try {
-    const decoded = style.decode(await style.prepare(body));
-    echo = decoded.extra;
-    record.identify(decoded.call.request.endUser);
-    outcome = await generateText(context, {
-      principal: input.principal,
-      call: decoded.call,
-      requestId,
-      api: 'responses',
-      signal: input.signal,
-      onSettled: (candidate, settlement) => record.settlementRow(candidate, settlement),
-    });
-  } catch (error) {
-    await record.failed(error);
-    throw error;
+  await runTextTurn(context, new SocketTextTurn(context, input, { ...request, stream: true }));
+}
+
+/** The WebSocket transport of a text turn: the message's body in, each Responses event out as one message. */
+class SocketTextTurn implements TextTurnTransport<ResponsesEcho> {
+  readonly api = 'responses';
+  readonly endpoint = '/responses';
+  readonly requestId: string;
+  readonly principal: Principal;
+  readonly signal: AbortSignal;
+  private readonly startedAt = performance.now();
+  private readonly style: ResponsesStyle;
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly input: SocketResponseInput,
+    /** The message's body, streamed: also what the request log reads the model from. */
+    readonly body: Record<string, unknown>,
+  ) {
+    this.requestId = input.requestId;
+    this.principal = input.principal;
+    this.signal = input.signal;
+    this.style = createResponsesStyle(context, input.principal, { lookup: input.lookup, onFinished: input.onFinished });
   }
-  const meta: ResponseMeta = { id: requestId, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
-  if (!outcome.stream || outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
-  // A stream resolves only once its first part arrived (see generateText): now is the first token.
-  context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, (performance.now() - startedAt) / 1000);
-  try {
-    for await (const event of encodeResponsesEvents(endOnShutdown(outcome.parts, input.cutByShutdown), meta, echo, { clock: context.clock, onTerminal: style.onTerminal })) {
+
+  get recordBody(): Record<string, unknown> {
+    return this.body;
+  }
+
+  prepare(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.style.prepare(body);
+  }
+
+  decode(body: Record<string, unknown>): { call: DecodedTextCall; extra: ResponsesEcho } {
+    return this.style.decode(body);
+  }
+
+  answered(outcome: TextGenerationOutcome): void {
+    if (!outcome.stream || outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
+  }
+
+  elapsedSeconds(): number {
+    return (performance.now() - this.startedAt) / 1000;
+  }
+
+  sendAnswer(): never {
+    throw new Error('a streamed Responses request came back without its canonical stream');
+  }
+
+  async writeStream(outcome: StreamedOutcome, echo: ResponsesEcho): Promise<void> {
+    const { input, context } = this;
+    if (outcome.relayed) throw new Error('a streamed Responses request came back without its canonical stream');
+    const meta: ResponseMeta = { id: this.requestId, model: outcome.candidate.model.id, created: Math.floor(context.clock.now().getTime() / 1000) };
+    for await (const event of encodeResponsesEvents(endOnShutdown(outcome.parts, input.cutByShutdown), meta, echo, { clock: context.clock, onTerminal: this.style.onTerminal })) {
       if (input.signal.aborted && !input.cutByShutdown()) break;
       const written = input.send(event);
       if (written) await written;
     }
-  } finally {
-    // Settles and closes the provider stream if the socket closed before it was read.
-    await outcome.close();
   }
-  record.ended(outcome.candidate);
-  await record.admitted;
+
+  streamEnded(): undefined {
+    return undefined;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
-import { costOfUnits } from '../src/core/money.js';
-import { createId } from '../src/core/ids.js';
-import type { RequestRecord, RequestStatus } from '../src/billing/request-record.js';
+import { costOfUnits } from '../../src/core/money.js';
+import { createId } from '../../src/core/ids.js';
+import type { RequestRecord, RequestStatus } from '../../src/billing/request-record.js';
 
 /** Model, provider and prices (nano-USD per 1M tokens) that the seeded traffic is spread over. */
 const routes = [

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Store } from '../src/store/create-store.js';
-import { insertRequests } from '../src/billing/db/requests.js';
-import type { RequestRecord } from '../src/billing/request-record.js';
+import type { Store } from '../../src/store/create-store.js';
+import { insertRequests } from '../../src/billing/db/requests.js';
+import type { RequestRecord } from '../../src/billing/request-record.js';
 
 /**
  * Seeding only: the fastest way each database takes a large chunk of request rows. SQLite takes
