@@ -5,7 +5,7 @@ import type { RelayedPart, StreamPart } from '../core/stream-part.js';
 import type { Usage } from '../core/usage.js';
 import type { RequestLogErrorCode } from '../errors/request-log-codes.js';
 import type { HealthAttempt } from '../billing/paid-call.js';
-import { tagSignature } from './tag-signatures.js';
+import { tagSignature } from '../core/signature-tag.js';
 import { withFields } from '../core/with-fields.js';
 
 export interface MeteredStream<P extends RelayedPart = StreamPart> {

@@ -6,7 +6,7 @@ import type { Usage } from '../core/usage.js';
 import type { CallContext, RelayCall, TextRelay } from '../providers/provider-adapter.js';
 import { meterStream } from './meter-stream.js';
 import type { PassThroughPlan } from './plan-pass-through.js';
-import { tagSignature } from './tag-signatures.js';
+import { tagSignature } from '../core/signature-tag.js';
 
 export type RelayOutcome =
   | { stream: false; relayed: true; body: Record<string, unknown>; usage: Usage; cost: bigint }

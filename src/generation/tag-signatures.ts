@@ -11,10 +11,8 @@ import type { TextResult } from '../core/text-result.js';
  * only an adapter of the same protocol; for any other, the reasoning goes without it (each
  * adapter then drops or replays unsigned reasoning as its protocol allows). An untagged
  * signature (from a client that talked to the vendor directly before) is passed on as it is.
- * The tag's spelling is `core/signature-tag.ts`; `tagSignature` is answered here too, for the
- * generation modules that tag through this one.
+ * The tag's spelling is `core/signature-tag.ts`.
  */
-export { tagSignature };
 
 export function tagResultSignatures(result: TextResult, api: ProviderApi): TextResult {
   if (!result.content.some((part) => part.type === 'reasoning' && part.signature)) return result;
