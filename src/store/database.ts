@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Table shapes as Kysely sees them. Money columns are nano-USD `bigint` on both dialects
@@ -10,6 +10,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   ledger_entries: LedgerEntriesTable;
+  ledger_references: LedgerReferencesTable;
   reservations: ReservationsTable;
   requests: RequestsTable;
   usage_rollups: UsageRollupsTable;
@@ -68,11 +69,24 @@ export interface LedgerEntriesTable {
   id: string;
   account_id: string;
   key_id: string | null;
-  /** credit | charge */
+  /**
+   * charge | uncollected | credit (an operator's grant) | top_up | auto_top_up | refund | dispute
+   * | dispute_won | redemption | signup_bonus (`billing/db/post-movement.ts`)
+   */
   kind: string;
   amount: bigint;
   request_id: string | null;
   note: string | null;
+  created_at: string;
+  /** The payment provider's receipt of a top-up (contract §7). */
+  receipt_url: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** One row per external money reference, written with its ledger entry: the exactly-once guard. */
+export interface LedgerReferencesTable {
+  reference: string;
+  ledger_entry_id: string;
+  account_id: string;
   created_at: string;
 }
 
