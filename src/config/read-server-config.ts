@@ -13,6 +13,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/switchyard.db',
     redisUrl: env.REDIS_URL || null,
     adminToken: env.SWITCHYARD_ADMIN_TOKEN || null,
+    publicUrl: readPublicUrl(env),
     bodyLimitBytes: readInteger(env, 'SWITCHYARD_BODY_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     shutdownDrainMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
     shutdownGraceMs: readInteger(env, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
@@ -56,4 +57,24 @@ function readSwitch(env: NodeJS.ProcessEnv, name: string, fallback: boolean): bo
   if (text === '1' || text === 'true') return true;
   if (text === '0' || text === 'false') return false;
   throw new ConfigError(`environment variable ${name}: expected 1, 0, true or false, got "${text}"`);
+}
+
+/**
+ * SWITCHYARD_PUBLIC_URL: the origin people reach the page at (`https://ai.example.com`), used for
+ * the links the gateway hands out (sign-in callbacks, magic links, Checkout's return pages). Read
+ * from the config, never from a request's Host header, which a caller chooses. Null when unset.
+ */
+function readPublicUrl(env: NodeJS.ProcessEnv): string | null {
+  const text = env.SWITCHYARD_PUBLIC_URL;
+  if (text === undefined || text === '') return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`environment variable SWITCHYARD_PUBLIC_URL: expected an http(s) origin like "https://ai.example.com", got "${text}"`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+    throw new ConfigError(`environment variable SWITCHYARD_PUBLIC_URL: expected an http(s) origin with no path, query or credentials, got "${text}"`);
+  }
+  return url.origin;
 }

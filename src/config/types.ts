@@ -184,6 +184,8 @@ export interface ServerConfig {
   databaseUrl: string;
   redisUrl: string | null;
   adminToken: string | null;
+  /** The page's public origin (SWITCHYARD_PUBLIC_URL) for links the gateway hands out; null when unset. */
+  publicUrl?: string | null;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /**
