@@ -175,6 +175,17 @@ describe('OpenID Connect sign-in against a real provider', () => {
     expect(error.message).toContain('access_denied');
   });
 
+  it("answers 502 when the provider refuses the gateway's client secret (the operator's mistake, not the person's)", async () => {
+    const misconfigured = createOidcSignIn({ providers: [providerConfig({ client_secret: 'not-the-secret' })] });
+    const start = await misconfigured.beginSignIn('test', { redirectUri });
+    const callbackUrl = await idp.completeAuthorization(start.authorizationUrl, { login: 'alice' });
+    const error = await refusal(misconfigured.finishSignIn('test', { callbackUrl, redirectUri, expected: start }));
+    expect(error.status).toBe(502);
+    expect(error.code).toBe('upstream_error');
+    expect(error.metadata.reason).toBe('client_rejected');
+    expect(error.message).not.toContain('not-the-secret');
+  });
+
   it('refuses a genuine ID token made for another client (wrong audience)', async () => {
     // The other client's own sign-in, whose token answer (signed by the provider, aud other-app) is kept.
     let otherTokens: Record<string, unknown> | undefined;

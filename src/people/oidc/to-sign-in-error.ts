@@ -46,6 +46,14 @@ export function toSignInError(provider: OidcProviderConfig, error: unknown): Gat
     }
     return fail('provider_misconfigured', `the provider answered ${error.status} ${error.error}.`, { provider_error: error.error });
   }
+  // A 401 with WWW-Authenticate (oidc-provider's answer to a wrong client_secret) arrives as a
+  // challenge rather than a body error.
+  if (error instanceof client.WWWAuthenticateChallengeError) {
+    if (error.cause.some((challenge) => challenge.parameters.error === 'invalid_client')) {
+      return fail('client_rejected', "the provider refused the gateway's client credentials (check client_id and client_secret).");
+    }
+    return fail('provider_misconfigured', `the provider answered ${error.status} with an authentication challenge.`);
+  }
   if (error instanceof client.ClientError) {
     const inner = error.cause instanceof Error ? error.cause.message : error.message;
     switch (error.code) {
