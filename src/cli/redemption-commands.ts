@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { encodeBatch } from '../api/redemption/routes.js';
 import { systemClock } from '../core/clock.js';
@@ -28,14 +28,23 @@ export function registerRedemptionCommands(admin: Command): void {
         const count = Number(options.count);
         const expiresAt = options.expiresAt === undefined ? null : Date.parse(options.expiresAt);
         if (expiresAt !== null && Number.isNaN(expiresAt)) throw new Error(`--expires-at must be an ISO 8601 time, got ${options.expiresAt}`);
-        const { batch, codes: created } = await createBatch(
-          { store, clock: systemClock, createId },
-          { amount: parseUsd(options.amount), count, expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(), note: options.note ?? null },
-        );
-        if (options.out === undefined) return { data: { ...encodeBatch(batch), codes: created } };
-        // 'wx': never over an existing file (an earlier batch's codes); 0600: the codes are money.
-        writeFileSync(options.out, `${created.join('\n')}\n`, { flag: 'wx', mode: 0o600 });
-        return { data: encodeBatch(batch), out: options.out };
+        // The file is made first ('wx': never over an existing one, such as an earlier batch's
+        // codes; 0600: the codes are money), so that a bad path fails before any code exists.
+        const file = options.out === undefined ? undefined : openSync(options.out, 'wx', 0o600);
+        try {
+          const { batch, codes: created } = await createBatch(
+            { store, clock: systemClock, createId },
+            { amount: parseUsd(options.amount), count, expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(), note: options.note ?? null },
+          );
+          if (file === undefined) return { data: { ...encodeBatch(batch), codes: created } };
+          writeFileSync(file, `${created.join('\n')}\n`);
+          return { data: encodeBatch(batch), out: options.out };
+        } catch (error) {
+          if (file !== undefined) unlinkSync(options.out!);
+          throw error;
+        } finally {
+          if (file !== undefined) closeSync(file);
+        }
       }),
     );
 
