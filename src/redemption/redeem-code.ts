@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js';
 import { postMovement } from '../billing/db/post-movement.js';
+import { MAX_NANO, nanoToUsd } from '../core/money.js';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.js';
 import { findAccount, type AccountRecord } from '../store/repositories/accounts.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
@@ -65,6 +66,12 @@ export async function redeemCode(context: Pick<AppContext, 'store' | 'clock' | '
         if (spent) {
           const batch = await trx.selectFrom('redemption_batches').select('amount').where('id', '=', spent.batch_id).executeTakeFirstOrThrow();
           const amount = BigInt(batch.amount);
+          // Credits live in a 64-bit column (as for an operator's grant): a credit past it is
+          // refused, and the throw rolls the spending back, so the code stays good.
+          const account = await findAccount(trx, accountId);
+          if (account && account.totalCredits + amount > MAX_NANO) {
+            throw invalidRequest(`This code would take the account's total credits above ${nanoToUsd(MAX_NANO)} USD, the most it can hold`, 'code');
+          }
           const posted = await postMovement(trx, {
             id: context.createId('led'),
             accountId,

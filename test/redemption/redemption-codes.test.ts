@@ -197,6 +197,18 @@ for (const database of testDatabases()) describe(`redemption codes on ${database
     expect((await call('POST', '/admin/redemption-codes', key, { amount: 1, count: 1 })).status).toBe(401);
   });
 
+  it('refuses a code that would take the credits past their 64-bit column, and leaves it good for another account', async () => {
+    passWindow();
+    const [code] = (await createBatch({ amount: 1_000_000_000, count: 1 })).codes;
+    const rich = await createAccount(1_000_000_000);
+    for (let grant = 0; grant < 8; grant += 1) expect((await call('POST', `/admin/accounts/${rich.accountId}/credits`, adminToken, { amount: 1_000_000_000 })).status).toBe(200);
+    const refused = await redeem(rich.key, code);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('the most it can hold');
+    const { key } = await createAccount();
+    expect((await redeem(key, code)).body.data).toEqual({ amount: 1_000_000_000, balance: 1_000_000_000 });
+  });
+
   it('lists batches newest first, paged, with redeemed counts', async () => {
     const older = await createBatch({ amount: 1, count: 2, note: 'older' });
     const newer = await createBatch({ amount: 1, count: 3, note: 'newer' });
