@@ -5,7 +5,7 @@ import { failAutoTopUp, settleAutoTopUp } from './db/auto-top-ups.js';
 import { savePaymentMethod } from './db/payment-customers.js';
 import type { PaymentEvent } from './payment-provider.js';
 
-export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId' | 'logger'>;
+export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId' | 'logger' | 'ledger'>;
 
 /**
  * Posts a provider's money events, all in one transaction: the caller answers the provider 2xx
@@ -17,6 +17,7 @@ export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId
 export async function applyPaymentEvents(dependencies: PaymentDependencies, provider: string, events: PaymentEvent[]): Promise<void> {
   if (events.length === 0) return;
   const { store, clock, createId, logger } = dependencies;
+  const lowered = new Set<string>();
   await retryOnConflict(() =>
     store.db.transaction().execute(async (trx) => {
       const now = clock.now().toISOString();
@@ -47,8 +48,12 @@ export async function applyPaymentEvents(dependencies: PaymentDependencies, prov
           await savePaymentMethod(trx, { accountId: event.accountId, provider, customerId: event.customerId, paymentMethodId: event.paymentMethodId, createdAt: now });
         }
         if (event.type === 'auto_top_up' && event.claimId) await settleAutoTopUp(trx, event.accountId, event.claimId);
+        if (posted && event.amount < 0n) lowered.add(event.accountId);
         if (posted) logger.info({ provider, type: event.type, accountId: event.accountId, reference: event.reference }, 'payment posted');
       }
     }),
   );
+  // Leases hold slices granted under the old balance: they go back before the provider is
+  // answered, so the next request meets the lowered balance (402 when it is below zero).
+  for (const accountId of lowered) await dependencies.ledger.reclaimAccount(accountId);
 }
