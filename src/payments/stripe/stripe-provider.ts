@@ -108,7 +108,9 @@ export class StripeProvider implements PaymentProvider {
       // A decline (or a card that needs the customer, `authentication_required`) is a card error
       // carrying the PaymentIntent: https://docs.stripe.com/payments/save-during-payment#charge-saved-payment-method
       if (error instanceof Stripe.errors.StripeCardError) {
-        return { status: 'declined', paymentId: error.payment_intent?.id ?? null, message: error.message };
+        // The SDK prefixes its request id to `message`; the issuer's words are the error's own.
+        const message = error.payment_intent?.last_payment_error?.message ?? (error.raw as { message?: string } | undefined)?.message ?? error.message;
+        return { status: 'declined', paymentId: error.payment_intent?.id ?? null, message };
       }
       throw error;
     }
