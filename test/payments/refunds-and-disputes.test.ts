@@ -9,10 +9,12 @@ import { call, checkoutAndPay, startPaymentGateways, type PaymentGateways } from
  * 0.30) was never credited, so a full refund takes back exactly the credits.
  */
 describe.each(testDatabases())('refunds and disputes on $name', (database) => {
+  // On PostgreSQL three instances, each with a lease of the account's funds (docs/leases.md).
+  const count = database.name === 'postgres' ? 3 : 1;
   let gateways: PaymentGateways;
   let stripe: Stripe;
   beforeAll(async () => {
-    gateways = await startPaymentGateways({ databaseUrl: database.url, payments: 'fee_percent: 2.9, fee_fixed: 0.30' });
+    gateways = await startPaymentGateways({ databaseUrl: database.url, count, payments: 'fee_percent: 2.9, fee_fixed: 0.30' });
     const { hostname, port } = new URL(gateways.fake.url);
     // The operator refunds from Stripe's dashboard; the same call through the SDK here.
     stripe = new Stripe(gateways.fake.secretKey, { host: hostname, port, protocol: 'http' });
@@ -27,25 +29,27 @@ describe.each(testDatabases())('refunds and disputes on $name', (database) => {
     const intentId = String(gateways.fake.sessions.get(sessionId)!.payment_intent);
     return String(gateways.fake.paymentIntents.get(intentId)!.latest_charge);
   }
-  const chat = (key: string) => call(gateways.urls[0], key, 'POST', '/v1/chat/completions', { model: 'sim/openai-model', messages: [{ role: 'user', content: 'Say something.' }], max_tokens: 20 });
+  const chat = (key: string, instance = 0) => call(gateways.urls[instance], key, 'POST', '/v1/chat/completions', { model: 'sim/openai-model', messages: [{ role: 'user', content: 'Say something.' }], max_tokens: 20 });
 
-  it('a refund after the credit was spent leaves a negative balance, and the next paid request is 402', async () => {
+  it(`a refund after the credit was spent leaves a negative balance, and the next paid request is 402 on every instance (${count})`, async () => {
     const { key } = await gateways.createAccount();
     const chargeId = await topUp(key, 10);
     // The customer paid 10 + 0.29 + 0.30.
     expect(gateways.fake.charges.get(chargeId)!.amount).toBe(1059);
-    expect((await chat(key)).status).toBe(200);
+    for (let instance = 0; instance < count; instance += 1) expect((await chat(key, instance)).status).toBe(200);
     const spent = await credits(key);
     expect(spent.total_usage).toBeGreaterThan(0);
     await stripe.refunds.create({ charge: chargeId });
     const refunded = gateways.fake.lastEvent('charge.refunded');
-    for (let delivery = 0; delivery < 3; delivery += 1) expect((await gateways.fake.deliver(webhook(), refunded)).status).toBe(200);
+    for (let delivery = 0; delivery < 3; delivery += 1) expect((await gateways.fake.deliver(`${gateways.urls[delivery % count]}/webhooks/stripe`, refunded)).status).toBe(200);
     const after = await credits(key);
     expect(after.total_credits).toBe(0);
     expect(after.balance).toBeLessThan(0);
-    const refused = await chat(key);
-    expect(refused.status).toBe(402);
-    expect(refused.body.error.code).toBe('insufficient_balance');
+    for (let instance = 0; instance < count; instance += 1) {
+      const refused = await chat(key, instance);
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe('insufficient_balance');
+    }
     const kinds = (await call(gateways.urls[0], key, 'GET', '/v1/credits/transactions')).body.data.map((row: { kind: string; amount: number }) => [row.kind, row.amount]);
     expect(kinds).toEqual([
       ['refund', -10],
