@@ -1,3 +1,4 @@
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/test-databases.js';
 import { call, checkoutAndPay, startPaymentGateways, type PaymentGateways } from './start-payment-gateways.js';
@@ -96,5 +97,51 @@ describe.each(testDatabases())('auto top-up on $name', (database) => {
     expect(refused.body.error.message).toMatch(/saved/);
     expect((await call(gateways.urls[0], key, 'PUT', '/v1/credits/auto-top-up', { enabled: false, threshold: 5, amount: 2000 })).status).toBe(400);
     expect((await call(gateways.urls[0], key, 'GET', '/v1/credits/auto-top-up')).body.data).toMatchObject({ enabled: false, payment_method_saved: false });
+  });
+});
+
+/**
+ * An instance that claimed a payment and died before it recorded the PaymentIntent (or whose
+ * answer was lost) leaves a claim without a payment; after a minute another instance takes it
+ * over with the same claim id, hence the same idempotency key, and Stripe answers the payment
+ * already made: still one payment, credited once.
+ */
+describe('auto top-up after a lost answer', () => {
+  let gateways: PaymentGateways;
+  beforeAll(async () => {
+    gateways = await startPaymentGateways({ webhookToFake: true });
+  });
+  afterAll(async () => gateways?.close());
+
+  it('takes over a stale claim with its own idempotency key and makes no second payment', async () => {
+    const { accountId, key } = await gateways.createAccount();
+    await checkoutAndPay(gateways, key, 5);
+    await gateways.fake.delivered();
+    // From here on only the sweep can credit: the payment's own event is not delivered.
+    gateways.fake.webhookUrl = undefined;
+    const { db } = gateways.contexts[0].store;
+    const customer = await db.selectFrom('payment_customers').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    // The dead instance's claim, two minutes old, and the payment it made before dying.
+    await db
+      .insertInto('auto_top_ups')
+      .values({ account_id: accountId, enabled: 1, threshold: 100_000_000_000n, amount: 10_000_000_000n, armed: 0, in_flight_id: 'atu_lost', in_flight_since: new Date(Date.now() - 120_000).toISOString(), payment_id: null, last_failure: null, last_failure_at: null, updated_at: new Date().toISOString() })
+      .execute();
+    const { hostname, port } = new URL(gateways.fake.url);
+    const stripe = new Stripe(gateways.fake.secretKey, { host: hostname, port, protocol: 'http' });
+    const made = await stripe.paymentIntents.create(
+      { amount: 1000, currency: 'usd', customer: customer.customer_id, payment_method: customer.payment_method_id!, off_session: true, confirm: true, metadata: { account_id: accountId, credits_nano: '10000000000', switchyard_kind: 'auto_top_up', auto_top_up_claim: 'atu_lost' } },
+      { idempotencyKey: 'switchyard-auto-top-up-atu_lost' },
+    );
+    const credits = await waitFor(
+      async () => (await call(gateways.urls[0], key, 'GET', '/v1/credits')).body.data,
+      (value) => value.total_credits === 15,
+    );
+    expect(credits.total_credits).toBe(15);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const intents = [...gateways.fake.paymentIntents.values()].filter((intent) => (intent.metadata as Record<string, string>).switchyard_kind === 'auto_top_up');
+    expect(intents.map((intent) => intent.id)).toEqual([made.id]);
+    expect((await call(gateways.urls[0], key, 'GET', '/v1/credits/transactions')).body.data[0]).toMatchObject({ kind: 'auto_top_up', reference: `stripe:payment_intent:${made.id}` });
+    const creates = gateways.fake.requests.filter((request) => request.path === '/v1/payment_intents' && request.method === 'POST');
+    expect(creates.map((request) => request.idempotencyKey)).toEqual(['switchyard-auto-top-up-atu_lost', 'switchyard-auto-top-up-atu_lost']);
   });
 });
