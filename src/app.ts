@@ -22,6 +22,9 @@ import { registerUsageRoutes } from './api/usage/routes.js';
 import { registerVideoRoutes } from './api/videos/routes.js';
 import { registerWebRoutes } from './api/web/routes.js';
 import { registerTelegramWebhookRoutes } from './api/webhooks/telegram-routes.js';
+import { registerPaymentWebhookRoutes } from './api/webhooks/payment-webhook-routes.js';
+import { registerPaymentRoutes } from './api/payments/routes.js';
+import { registerTransactionRoutes } from './api/account/transactions-routes.js';
 import './http/fastify-augment.js';
 import { registerAuth } from './http/register-auth.js';
 import { registerCors } from './http/register-cors.js';
@@ -119,6 +122,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerCatalogRoutes(app, context);
   registerProviderRoutes(app, context);
   registerAccountRoutes(app, context);
+  registerTransactionRoutes(app, context);
+  registerPaymentRoutes(app, context);
   registerKeyRoutes(app, context);
   registerRequestRoutes(app, context);
   registerUsageRoutes(app, context);
@@ -133,6 +138,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerVideoRoutes(app, context);
   registerMediaRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
+  registerPaymentWebhookRoutes(app, context);
   registerWebRoutes(app, context);
 
   await app.ready();

@@ -204,6 +204,16 @@ export class Ledger {
     return this.leases?.recallAll() ?? Promise.resolve();
   }
 
+  /**
+   * The account's credits went down from outside (a refund, a dispute): every lease of it, on
+   * this instance and the others, gives back what no request holds, so that its next request is
+   * checked against the lowered balance (a negative one refuses it with 402) rather than served
+   * out of a slice granted before. Resolves once the other instances answered (or `reclaimWaitMs`).
+   */
+  reclaimAccount(accountId: string): Promise<void> {
+    return this.leases ? this.reclaimSpare(accountId) : Promise.resolve();
+  }
+
   /** Another instance's request of the account did not fit: this instance's spare of it goes back. */
   giveBackSpare(accountId: string): Promise<void> {
     return this.leases?.giveBackSpare(accountId) ?? Promise.resolve();

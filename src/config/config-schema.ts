@@ -185,9 +185,34 @@ const HostedToolsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Top-ups through a payment provider (contract §7, docs/payments.md). */
+const PaymentsSchema = Type.Object(
+  {
+    stripe: Type.Optional(
+      Type.Object(
+        {
+          secret_key: Type.String({ description: 'the Stripe secret key (sk_…), from the environment' }),
+          webhook_secret: Type.String({ description: "the webhook endpoint's signing secret (whsec_…), from the environment" }),
+          api_base: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http(s) URL (tests point the SDK at a local fake)' })),
+          currency: Type.Optional(Type.Literal('usd', { description: 'usd: credits are USD' })),
+          amounts: Type.Optional(Type.Array(Price, { minItems: 1, maxItems: 12 })),
+          min: Type.Optional(Price),
+          max: Type.Optional(Price),
+          fee_percent: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], { description: 'a percentage from 0 to 100' })),
+          fee_fixed: Type.Optional(Price),
+          auto_top_up_check_ms: Type.Optional(Type.Integer({ minimum: 50, description: 'an integer of at least 50 (milliseconds)' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     hosted_tools: Type.Optional(HostedToolsSchema),
+    payments: Type.Optional(PaymentsSchema),
     limits: Type.Optional(
       Type.Object(
         {

@@ -6,6 +6,7 @@ import { defaultConnectionLimits } from '../core/provider-connection-limits.js';
 import { defaultTextParameters, isTextProviderApi } from '../core/protocol-descriptor.js';
 import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
+import { normalizePayments } from './normalize-payments.js';
 
 export const canonicalParameters = new Set([
   'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
@@ -53,6 +54,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     models,
     tasks: normalizeTaskSchedules(file.tasks),
     hostedTools: normalizeHostedTools(file.hosted_tools, models, fail),
+    ...(file.payments && { payments: normalizePayments(file.payments, fail) }),
     media: {
       syncWindowMs: file.media?.sync_window_ms ?? defaultMediaConfig.syncWindowMs,
       pollIntervalMs: file.media?.poll_interval_ms ?? defaultMediaConfig.pollIntervalMs,

@@ -252,6 +252,31 @@ export interface Config {
   hostedTools?: HostedToolsConfig;
   /** Per task kind (`video`, `image`): schedule overrides for the task engine; engine defaults when absent. */
   tasks?: Record<string, TaskScheduleConfig>;
+  /** Top-ups through a payment provider (contract §7); absent: no checkout, no webhook route. */
+  payments?: PaymentsConfig;
+}
+
+/** The `payments:` section; amounts are nano-USD. */
+export interface PaymentsConfig {
+  stripe?: StripeConfig;
+}
+
+export interface StripeConfig {
+  /** Secret: never logged. */
+  secretKey: string;
+  webhookSecret: string;
+  /** Where the SDK sends its requests; absent: Stripe's own API. */
+  apiBase?: string;
+  currency: 'usd';
+  /** The amount buttons the page offers. */
+  amounts: bigint[];
+  min: bigint;
+  max: bigint;
+  /** A percentage in nano-percent (2.9 % is 2_900_000_000n), exact. */
+  feePercentNano: bigint;
+  feeFixed: bigint;
+  /** How often each instance looks for accounts below their auto top-up threshold. */
+  autoTopUpCheckMs: number;
 }
 
 /** One kind under the `tasks:` section of the config file, in milliseconds. */

@@ -28,6 +28,8 @@ export interface Database {
   redemption_codes: RedemptionCodesTable;
   redemption_guards: RedemptionGuardsTable;
   redemption_failures: RedemptionFailuresTable;
+  payment_customers: PaymentCustomersTable;
+  auto_top_ups: AutoTopUpsTable;
 }
 
 export interface InstancesTable {
@@ -277,4 +279,30 @@ export interface RedemptionFailuresTable {
   id: string;
   account_id: string;
   at: string;
+/** An account's customer at a payment provider and its saved payment method (migration 2026-12-07-1920). */
+export interface PaymentCustomersTable {
+  account_id: string;
+  provider: string;
+  customer_id: string;
+  payment_method_id: string | null;
+  created_at: string;
+}
+
+/** An account's auto top-up: settings, the payment in flight, the last failure (`payments/db/auto-top-ups.ts`). */
+export interface AutoTopUpsTable {
+  account_id: string;
+  enabled: Int;
+  /** nano-USD */
+  threshold: bigint;
+  amount: bigint;
+  /** 1 once the balance has been seen at or above the threshold since the last payment. */
+  armed: Int;
+  /** The claim of the payment in flight; also its idempotency key. */
+  in_flight_id: string | null;
+  in_flight_since: string | null;
+  /** The provider's payment id once it was created. */
+  payment_id: string | null;
+  last_failure: string | null;
+  last_failure_at: string | null;
+  updated_at: string;
 }

@@ -21,6 +21,7 @@ import * as storedResponseFree from './2026-12-07-1320-stored-response-free.js';
 import * as keyChangeSignal from './2026-12-07-1330-key-change-signal.js';
 import * as requestErrorMessage from './2026-12-07-1340-request-error-message.js';
 import * as ledgerReferences from './2026-12-07-1900-ledger-references.js';
+import * as payments from './2026-12-07-1920-payments.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1330-key-change-signal': keyChangeSignal,
   '2026-12-07-1340-request-error-message': requestErrorMessage,
   '2026-12-07-1900-ledger-references': ledgerReferences,
+  '2026-12-07-1920-payments': payments,
   '2026-12-07-1930-redemption-codes': redemptionCodes,
 };
 
