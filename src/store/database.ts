@@ -279,6 +279,8 @@ export interface RedemptionFailuresTable {
   id: string;
   account_id: string;
   at: string;
+}
+
 /** An account's customer at a payment provider and its saved payment method (migration 2026-12-07-1920). */
 export interface PaymentCustomersTable {
   account_id: string;
