@@ -185,8 +185,53 @@ const HostedToolsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One OpenID Connect provider of `auth.oidc` (contract §7). Written here until the OIDC client
+ * module exports its own schema; the fields are the contract's.
+ */
+const OidcProviderSchema = Type.Object(
+  {
+    id: Slug,
+    name: Type.String({ minLength: 1 }),
+    issuer: Type.String({ pattern: '^https?://', description: 'the issuer URL (discovery at {issuer}/.well-known/openid-configuration)' }),
+    client_id: Type.String({ minLength: 1 }),
+    client_secret: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Sign-in methods for the page (contract §7); none is on unless written here. */
+const AuthSchema = Type.Object(
+  {
+    oidc: Type.Optional(Type.Array(OidcProviderSchema)),
+    telegram: Type.Optional(Type.Object({ login: Type.Boolean() }, { additionalProperties: false })),
+    email: Type.Optional(
+      Type.Object(
+        {
+          smtp_url: Type.String({ pattern: '^smtps?://', description: 'an smtp:// or smtps:// URL' }),
+          from: Type.String({ minLength: 3, description: 'the From address of sign-in mails' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Who may sign up (contract §7). */
+const SignupSchema = Type.Object(
+  {
+    mode: Type.Optional(Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('invite')], { description: 'one of closed, open, invite' })),
+    bonus_credits: Type.Optional(Price),
+    allowed_email_domains: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+$', description: 'a domain like example.com' }))),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
+    auth: Type.Optional(AuthSchema),
+    signup: Type.Optional(SignupSchema),
     hosted_tools: Type.Optional(HostedToolsSchema),
     limits: Type.Optional(
       Type.Object(

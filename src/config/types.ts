@@ -252,6 +252,39 @@ export interface Config {
   hostedTools?: HostedToolsConfig;
   /** Per task kind (`video`, `image`): schedule overrides for the task engine; engine defaults when absent. */
   tasks?: Record<string, TaskScheduleConfig>;
+  /** Sign-in methods of the page (contract §7); absent or empty: none is on. */
+  auth?: AuthConfig;
+  /** Who may sign up; absent: `closed`, no bonus. */
+  signup?: SignupConfig;
+}
+
+/** The `auth:` section (contract §7). */
+export interface AuthConfig {
+  oidc: OidcProviderConfig[];
+  /** Telegram Login Widget sign-in; needs TELEGRAM_BOT_TOKEN, whose bot signs the widget's data. */
+  telegram: { login: boolean };
+  /** Magic links by mail; null when off. `smtpUrl` is a secret (it may carry a password). */
+  email: { smtpUrl: string; from: string } | null;
+}
+
+/** One OpenID Connect provider; `clientSecret` is a secret, never logged. */
+export interface OidcProviderConfig {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export type SignupMode = 'closed' | 'open' | 'invite';
+
+/** The `signup:` section (contract §7). */
+export interface SignupConfig {
+  mode: SignupMode;
+  /** Nano-USD granted to the account a new user gets, once per verified identity. */
+  bonusCredits: bigint;
+  /** Lower-case domains an email-identified sign-up must be in; empty: any. */
+  allowedEmailDomains: string[];
 }
 
 /** One kind under the `tasks:` section of the config file, in milliseconds. */
