@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import websocket from '@fastify/websocket';
 import type { AppContext } from './app-context.js';
 import { registerAccountRoutes } from './api/account/routes.js';
+import { registerAuthRoutes } from './api/auth/routes.js';
 import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
@@ -131,6 +132,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerVideoRoutes(app, context);
   registerMediaRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
+  registerAuthRoutes(app, context);
   registerWebRoutes(app, context);
 
   await app.ready();
