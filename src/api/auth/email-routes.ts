@@ -28,12 +28,13 @@ const addressPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  */
 export function registerEmailSignInRoutes(app: FastifyInstance, context: AppContext): void {
   const settings = context.config.auth?.email;
-  const publicUrl = context.config.server.publicUrl;
-  const mailer = settings && publicUrl ? createSignInMailer(settings, 'Switchyard') : undefined;
+  const mailer = settings ? createSignInMailer(settings, 'Switchyard') : undefined;
   if (mailer) app.addHook('onClose', async () => mailer.close());
   const config = { auth: 'none' as const };
 
   app.post<{ Body: StartBody }>('/auth/email/start', { schema: { body: StartBody }, config }, async (request, reply) => {
+    // The link names the page's configured origin, never the request's Host header.
+    const publicUrl = context.config.server.publicUrl;
     if (!mailer || !publicUrl) throw notFound('Email sign-in');
     const email = request.body.email.trim().toLowerCase();
     if (!addressPattern.test(email)) throw invalidRequest('Expected an email address', 'email');
