@@ -5,6 +5,7 @@ import { registerAccountRoutes } from './api/account/routes.js';
 import { registerAuthRoutes } from './api/auth/routes.js';
 import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
+import { registerAdminUserRoutes } from './api/admin/user-routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
 import { registerGeminiRoutes } from './api/gemini/routes.js';
@@ -124,6 +125,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerUsageRoutes(app, context);
   registerAdminRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
+  registerAdminUserRoutes(app, context);
   registerMessengerRoutes(app, context);
   registerChatCompletionsRoutes(app, context);
   registerResponsesRoutes(app, context);

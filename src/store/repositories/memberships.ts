@@ -34,3 +34,16 @@ export async function listUserMemberships(db: Kysely<Database>, userId: string):
     .execute();
   return rows.map((row) => ({ accountId: row.account_id, accountName: row.name, role: row.role, createdAt: row.created_at }));
 }
+
+/** The memberships of several users at once (a page of the operator's user list), oldest first per user. */
+export async function listMembershipsOfUsers(db: Kysely<Database>, userIds: string[]): Promise<Array<MembershipRecord & { userId: string }>> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
+    .select(['memberships.user_id', 'memberships.account_id', 'accounts.name', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.user_id', 'in', userIds)
+    .orderBy('memberships.created_at')
+    .execute();
+  return rows.map((row) => ({ userId: row.user_id, accountId: row.account_id, accountName: row.name, role: row.role, createdAt: row.created_at }));
+}
