@@ -218,6 +218,12 @@ for (const database of testDatabases()) {
       expect(staleAnswer.status).toBe(403);
       expect(staleAnswer.body.error.message).toContain('24 hours');
       expect(staleAnswer.sessionCookie).toBeUndefined();
+
+      // A cross-site form can post text/plain that looks like JSON, never application/json: it
+      // cannot sign a visitor in as the attacker (login CSRF) with the attacker's widget answer.
+      const form = await fetch(`${h.base}/auth/telegram`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(h.telegramFields(424242)) });
+      expect(form.status).toBe(400);
+      expect(form.headers.getSetCookie()).toEqual([]);
     });
 
     it('grants the sign-up bonus once per identity, even to a new user of the same address or Telegram id', async () => {
