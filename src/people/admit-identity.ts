@@ -49,7 +49,13 @@ async function findKnownUser(context: AdmitContext, identity: Identity): Promise
   if (bySubject || identity.email === null) return bySubject;
   const byEmail = await findUserByEmail(db, identity.email);
   if (byEmail) {
-    await insertUserIdentity(db, { method: 'oidc', issuer: identity.issuer, subject: identity.subject, userId: byEmail.id, createdAt: context.clock.now().toISOString() });
+    try {
+      await insertUserIdentity(db, { method: 'oidc', issuer: identity.issuer, subject: identity.subject, userId: byEmail.id, createdAt: context.clock.now().toISOString() });
+    } catch (error) {
+      // A concurrent sign-in of the same subject joined it first; the subject now names a user.
+      if (!isUniqueViolation(error)) throw error;
+      return findUserByIdentity(db, { method: 'oidc', issuer: identity.issuer, subject: identity.subject });
+    }
   }
   return byEmail;
 }
