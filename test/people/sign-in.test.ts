@@ -256,6 +256,19 @@ for (const database of testDatabases()) {
       expect(await creditsOf({ cookie: telegramAgain.sessionCookie!, accountId: telegramAgain.body.data.accounts[0].id })).toBe(0);
     });
 
+    it('makes one user, one account and one bonus when the same new person signs in twice at once', async () => {
+      const links = [await h.mailLink('twice@example.com'), await h.mailLink('twice@example.com')];
+      const landed = await Promise.all(links.map((link) => h.open(link)));
+      expect(landed.map((answer) => answer.status)).toEqual([303, 303]);
+      const sessions = await Promise.all(landed.map((answer) => h.call('GET', '/auth/session', { cookie: answer.sessionCookie })));
+      expect(sessions[0].body.data.user.id).toBe(sessions[1].body.data.user.id);
+      expect(sessions[0].body.data.accounts).toHaveLength(1);
+      const users = await h.call('GET', '/admin/users?email=twice@example.com', { headers: { authorization: `Bearer ${h.test.adminToken}` } });
+      expect(users.body.data).toHaveLength(1);
+      const credits = await h.call('GET', '/v1/credits', { cookie: landed[0].sessionCookie, headers: { 'x-switchyard-account': sessions[0].body.data.accounts[0].id } });
+      expect(credits.body.data.total_credits).toBe(1);
+    });
+
     it('lists what is on at /auth/providers', async () => {
       const providers = await h.call('GET', '/auth/providers');
       expect(providers.body.data).toEqual({
