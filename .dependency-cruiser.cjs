@@ -21,8 +21,8 @@ const layers = [
   { name: 'http', paths: ['src/http/'], holds: 'the edge: auth, caps, error envelope, validation, SSE writing' },
   {
     name: 'work',
-    paths: ['src/generation/', 'src/media/', 'src/videos/', 'src/accounts/', 'src/messenger/', 'src/people/'],
-    holds: 'what a route runs: text, media and video generation; account and messenger operations; people: users, sessions, sign-in',
+    paths: ['src/generation/', 'src/media/', 'src/videos/', 'src/accounts/', 'src/messenger/', 'src/people/', 'src/redemption/'],
+    holds: 'what a route runs: text, media and video generation; account and messenger operations; people and their sign-in; redemption codes',
   },
   { name: 'admission and tools', paths: ['src/limits/', 'src/hosted-tools/'], holds: 'request limits before a call; the hosted tools a text turn calls' },
   { name: 'app-context', paths: ['src/app-context.ts'], holds: 'the type of the services handed to the work above; none of its services imports it' },

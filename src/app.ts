@@ -18,6 +18,7 @@ import { registerKeyRoutes } from './api/keys/routes.js';
 import { registerMediaRoutes } from './api/media/routes.js';
 import { registerMessengerRoutes } from './api/messenger/routes.js';
 import { registerProviderRoutes } from './api/providers/routes.js';
+import { registerRedemptionRoutes } from './api/redemption/routes.js';
 import { registerRequestRoutes } from './api/requests/routes.js';
 import { registerUsageRoutes } from './api/usage/routes.js';
 import { registerVideoRoutes } from './api/videos/routes.js';
@@ -126,6 +127,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerAdminRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
   registerAdminUserRoutes(app, context);
+  registerRedemptionRoutes(app, context);
   registerMessengerRoutes(app, context);
   registerChatCompletionsRoutes(app, context);
   registerResponsesRoutes(app, context);

@@ -40,6 +40,16 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
     summary: 'Balance and total usage of the account',
     response: ok('Credits in USD', { data: { total_credits: 10, total_usage: 0.25, balance: 9.75 } }),
   }),
+  'POST /v1/credits/redeem': withBodyExample(
+    'Redeem a redemption code (management key): once per code; more than 5 wrong codes in 10 minutes is 429',
+    { code: 'SY-7Q2M-0KXD-4H9T-B3WE' },
+    ok('The amount credited and the new balance, in USD', { data: { amount: 5, balance: 14.75 } }),
+  ),
+  'POST /admin/redemption-codes': withBodyExample(
+    'Create a batch of redemption codes; the codes are in this answer only (the database keeps their hashes)',
+    { amount: 5, count: 100, expires_at: '2027-01-31T23:59:59Z', note: 'spring fair' },
+    { 201: { description: 'The batch and its codes', type: 'object', examples: [{ data: { id: 'rdb_01J…', amount: 5, count: 100, redeemed: 0, note: 'spring fair', expires_at: '2027-01-31T23:59:59.000Z', created_at: '2026-12-07T19:30:00.000Z', codes: ['SY-7Q2M-0KXD-4H9T-B3WE'] } }] } },
+  ),
   'GET /v1/key': () => ({
     summary: 'The calling key itself (any key): its limit, usage and what is left of the limit',
     response: ok('The key object', { data: { id: 'key_01J…', name: 'ci', label: 'sy_abc…wxyz', management: false, limit: 5, limit_remaining: 4.75, usage: 0.25 } }),

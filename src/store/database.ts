@@ -31,6 +31,10 @@ export interface Database {
   email_sign_in_tokens: EmailSignInTokensTable;
   email_sign_in_senders: EmailSignInSendersTable;
   oidc_states: OidcStatesTable;
+  redemption_batches: RedemptionBatchesTable;
+  redemption_codes: RedemptionCodesTable;
+  redemption_guards: RedemptionGuardsTable;
+  redemption_failures: RedemptionFailuresTable;
 }
 
 /** A person who signs in to the page (contract §7). `email` is stored in lower case. */
@@ -311,4 +315,36 @@ export interface StoredResponsesTable {
   free: Generated<Int>;
   created_at: string;
   expires_at: string;
+}
+
+/** A batch of redemption codes as the operator made it (migration 2026-12-07-1930). */
+export interface RedemptionBatchesTable {
+  id: string;
+  /** Nano-USD each code credits. */
+  amount: bigint;
+  count: Int;
+  note: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+/** One code, known only by the SHA-256 (hex) of its normalized text. */
+export interface RedemptionCodesTable {
+  hash: string;
+  batch_id: string;
+  redeemed_at: string | null;
+  redeemed_account_id: string | null;
+}
+
+/** One row per account that has tried a code: the lock that runs its attempts one at a time. */
+export interface RedemptionGuardsTable {
+  account_id: string;
+  last_attempt_at: string;
+}
+
+/** Wrong attempts of the last ten minutes, at most five per account. */
+export interface RedemptionFailuresTable {
+  id: string;
+  account_id: string;
+  at: string;
 }
