@@ -1,5 +1,6 @@
 import { providerApis } from '../core/protocol-descriptor.js';
 import { Type, type Static } from '@sinclair/typebox';
+import { OidcProviderConfigSchema } from './oidc-provider-config.js';
 
 /**
  * The YAML config file (docs/api-decisions.md §1), as written by operators. Unknown keys are refused so that
@@ -185,25 +186,10 @@ const HostedToolsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/**
- * One OpenID Connect provider of `auth.oidc` (contract §7). Written here until the OIDC client
- * module exports its own schema; the fields are the contract's.
- */
-const OidcProviderSchema = Type.Object(
-  {
-    id: Slug,
-    name: Type.String({ minLength: 1 }),
-    issuer: Type.String({ pattern: '^https?://', description: 'the issuer URL (discovery at {issuer}/.well-known/openid-configuration)' }),
-    client_id: Type.String({ minLength: 1 }),
-    client_secret: Type.String({ minLength: 1 }),
-  },
-  { additionalProperties: false },
-);
-
 /** Sign-in methods for the page (contract §7); none is on unless written here. */
 const AuthSchema = Type.Object(
   {
-    oidc: Type.Optional(Type.Array(OidcProviderSchema)),
+    oidc: Type.Optional(Type.Array(OidcProviderConfigSchema)),
     telegram: Type.Optional(Type.Object({ login: Type.Boolean() }, { additionalProperties: false })),
     email: Type.Optional(
       Type.Object(

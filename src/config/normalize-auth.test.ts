@@ -20,7 +20,7 @@ describe('the auth: and signup: sections', () => {
       'auth:\n  oidc: [{id: kc, name: Keycloak, issuer: "https://id.example.com/realms/x/", client_id: a, client_secret: b}]\n  email: {smtp_url: "smtp://mail:25", from: a@b.c}\nsignup: {mode: open, bonus_credits: 0.5, allowed_email_domains: [Example.COM]}\n',
       { publicUrl: 'https://ai.example.com' },
     );
-    expect(config.auth?.oidc).toEqual([{ id: 'kc', name: 'Keycloak', issuer: 'https://id.example.com/realms/x', clientId: 'a', clientSecret: 'b' }]);
+    expect(config.auth?.oidc).toEqual([{ id: 'kc', name: 'Keycloak', issuer: 'https://id.example.com/realms/x/', client_id: 'a', client_secret: 'b' }]);
     expect(config.auth?.email).toEqual({ smtpUrl: 'smtp://mail:25', from: 'a@b.c' });
     expect(config.signup).toEqual({ mode: 'open', bonusCredits: 500_000_000n, allowedEmailDomains: ['example.com'] });
   });
@@ -29,5 +29,6 @@ describe('the auth: and signup: sections', () => {
     expect(() => load('auth:\n  telegram: {login: true}\n')).toThrow(/auth\.telegram\.login: expected TELEGRAM_BOT_TOKEN/);
     expect(() => load('auth:\n  email: {smtp_url: "smtp://mail:25", from: a@b.c}\n')).toThrow(/SWITCHYARD_PUBLIC_URL/);
     expect(() => load('signup: {mode: sometimes}\n')).toThrow(/signup\.mode/);
+    expect(() => load('auth:\n  oidc: [{id: a, name: A, issuer: "https://x.example", client_id: a, client_secret: b}, {id: a, name: B, issuer: "https://y.example", client_id: a, client_secret: b}]\n', { publicUrl: 'https://ai.example.com' })).toThrow(/auth\.oidc\[1\]\.id/);
   });
 });

@@ -273,7 +273,7 @@ function normalizeHostedTools(
 }
 
 function normalizeAuth(auth: ConfigFile['auth'], server: ServerConfig, fail: (path: string, expected: string) => never): AuthConfig {
-  const oidc = (auth?.oidc ?? []).map((entry) => ({ id: entry.id, name: entry.name, issuer: entry.issuer.replace(/\/+$/, ''), clientId: entry.client_id, clientSecret: entry.client_secret }));
+  const oidc = [...(auth?.oidc ?? [])];
   const ids = new Set<string>();
   oidc.forEach((provider, index) => {
     if (ids.has(provider.id)) fail(`auth.oidc[${index}].id`, `expected a unique provider id, "${provider.id}" appears twice`);

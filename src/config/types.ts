@@ -8,6 +8,7 @@ import type { HttpLimits } from './http-limits.js';
 export { textProviderApis, type ProviderApi, type TextProviderApi } from '../core/protocol-descriptor.js';
 import type { ProviderApi } from '../core/protocol-descriptor.js';
 import type { ProviderConnectionLimits } from '../core/provider-connection-limits.js';
+import type { OidcProviderConfig } from './oidc-provider-config.js';
 
 export interface ProviderTimeouts {
   /** TCP + TLS connect. */
@@ -260,20 +261,12 @@ export interface Config {
 
 /** The `auth:` section (contract §7). */
 export interface AuthConfig {
+  /** As written in the file (`client_secret` is a secret, never logged); the OIDC client takes these. */
   oidc: OidcProviderConfig[];
   /** Telegram Login Widget sign-in; needs TELEGRAM_BOT_TOKEN, whose bot signs the widget's data. */
   telegram: { login: boolean };
   /** Magic links by mail; null when off. `smtpUrl` is a secret (it may carry a password). */
   email: { smtpUrl: string; from: string } | null;
-}
-
-/** One OpenID Connect provider; `clientSecret` is a secret, never logged. */
-export interface OidcProviderConfig {
-  id: string;
-  name: string;
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
 }
 
 export type SignupMode = 'closed' | 'open' | 'invite';

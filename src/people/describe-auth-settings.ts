@@ -16,7 +16,7 @@ export function describeAuthSettings(config: Config): Record<string, unknown> {
       id: provider.id,
       name: provider.name,
       issuer: provider.issuer,
-      client_id: provider.clientId,
+      client_id: provider.client_id,
       redirect_uri: publicUrl ? `${publicUrl}/auth/oidc/${provider.id}/callback` : null,
     })),
     telegram: { login: auth?.telegram.login ?? false, bot_username: config.server.telegram?.botUsername ?? null },

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { normalizeConfig } from '../../src/config/normalize-config.js';
 import { parseConfigText } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/types.js';
@@ -35,6 +35,18 @@ export interface PeopleHarness {
   close(): Promise<void>;
 }
 
+/** A free loopback port: taken by a listener of the system's choice, then given back. */
+function reservePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 function sessionCookieOf(headers: Headers): string | undefined {
   for (const line of headers.getSetCookie()) {
     const match = /^sy_session=([^;]*)/.exec(line);
@@ -47,8 +59,12 @@ function sessionCookieOf(headers: Headers): string | undefined {
  * The real app over HTTP with every sign-in method on: a real SMTP server for magic links, a
  * Telegram bot token for the Login Widget, and a clock the test moves.
  */
-export async function startPeopleHarness(databaseUrl: string, signup: string, configure?: (config: Config) => void): Promise<PeopleHarness> {
+export async function startPeopleHarness(databaseUrl: string, signup: string, configure?: (config: Config, base: string) => void | Promise<void>): Promise<PeopleHarness> {
   const smtp = await startSmtpServer();
+  // The page's origin goes into the config (the links the gateway mails, the OIDC redirect URI)
+  // before the app starts, so the port is chosen first.
+  const port = await reservePort();
+  const base = `http://127.0.0.1:${port}`;
   const clock = new ManualClock(Date.now());
   const yaml = `${testCatalogYaml}
 auth:
@@ -56,14 +72,11 @@ auth:
   email: {smtp_url: "${smtp.url}", from: "Switchyard <sign-in@switchyard.test>"}
 signup: ${signup}
 `;
-  const server = { ...buildTestConfig({ databaseUrl }).server, publicUrl: 'http://127.0.0.1:1', telegram: { botToken, webhookSecret: 'webhook-secret', apiBaseUrl: 'http://127.0.0.1:9', botUsername: 'switchyard_test_bot' } };
+  const server = { ...buildTestConfig({ databaseUrl }).server, publicUrl: base, telegram: { botToken, webhookSecret: 'webhook-secret', apiBaseUrl: 'http://127.0.0.1:9', botUsername: 'switchyard_test_bot' } };
   const config = normalizeConfig(parseConfigText(yaml, 'test.yaml', process.env), 'test.yaml', server);
-  configure?.(config);
+  await configure?.(config, base);
   const test = await startTestApp({ databaseUrl, config, clock });
-  await test.app.listen({ host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
-  // The page's origin, for the links the gateway mails: known only once it listens.
-  config.server.publicUrl = base;
+  await test.app.listen({ host: '127.0.0.1', port });
 
   const toAnswer = async (response: Response): Promise<Answer> => {
     const text = await response.text();

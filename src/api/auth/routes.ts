@@ -8,6 +8,7 @@ import { csrfTokenOf } from '../../people/session-secrets.js';
 import { endSession, sessionIdleMs } from '../../people/sessions.js';
 import { deleteUserSession, listUserSessions } from '../../store/repositories/sessions.js';
 import { registerEmailSignInRoutes } from './email-routes.js';
+import { registerOidcSignInRoutes } from './oidc-routes.js';
 import { clearSessionCookie, requireSession } from './session-cookie.js';
 import { registerTelegramSignInRoutes } from './telegram-routes.js';
 
@@ -78,5 +79,6 @@ export function registerAuthRoutes(app: FastifyInstance, context: AppContext): v
 
     registerEmailSignInRoutes(scope, context);
     registerTelegramSignInRoutes(scope, context);
+    registerOidcSignInRoutes(scope, context);
   });
 }
