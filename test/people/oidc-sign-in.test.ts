@@ -70,6 +70,14 @@ for (const database of testDatabases()) {
       expect(replayed.sessionCookie).toBeUndefined();
       expect(String(replayed.body)).toContain('already used');
 
+      // The same authorization request answered again by the provider carries a fresh code: the
+      // state it comes back with was used, so it signs no one in either.
+      const authorization = await start();
+      expect((await h.open(await idp.completeAuthorization(authorization, { login: 'alice' }))).status).toBe(303);
+      const sameState = await h.open(await idp.completeAuthorization(authorization, { login: 'bob' }));
+      expect(sameState.status).toBe(400);
+      expect(sameState.sessionCookie).toBeUndefined();
+
       const forged = new URL(await callbackFor('alice'));
       forged.searchParams.set('state', 'made-up-state');
       const answer = await h.open(forged.href);
