@@ -26,8 +26,8 @@ export function registerAuth(app: FastifyInstance, context: AppContext): void {
       return done();
     }
     if (level === 'optional' && presented === undefined) return done();
-    // A signed-in page on the account endpoints: only when no key is presented, so the path of
-    // every key-authenticated request is the one above, unchanged.
+    // A signed-in page on the account endpoints (people/authenticate-session.ts): only when no key
+    // is presented, so a request with a key goes on below exactly as before, its cookie ignored.
     if (presented === undefined && acceptsSession(request.routeOptions.url)) {
       const token = readSessionCookie(request.headers.cookie);
       if (token !== undefined) {
