@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js';
-import { deleteSessionByTokenHash, deleteStaleUserSessions, findSessionByTokenHash, insertSession, touchSession, type SessionRecord } from '../store/repositories/sessions.js';
+import { deleteSessionByTokenHash, deleteStaleSessions, findSessionByTokenHash, insertSession, touchSession, type SessionRecord } from '../store/repositories/sessions.js';
 import { createSecret, hashSecret } from './session-secrets.js';
 
 /** A session ends after 30 days without use (contract §7). */
@@ -19,7 +19,8 @@ export async function startSession(context: SessionContext, userId: string, clie
   const now = context.clock.now();
   const token = createSecret();
   if (client.previousToken !== undefined) await deleteSessionByTokenHash(db, hashSecret(client.previousToken));
-  await deleteStaleUserSessions(db, userId, new Date(now.getTime() - sessionIdleMs).toISOString());
+  // Sessions of people who never came back would stay for ever: each sign-in removes a few.
+  await deleteStaleSessions(db, new Date(now.getTime() - sessionIdleMs).toISOString(), 100);
   await insertSession(db, {
     id: context.createId('ses'),
     tokenHash: hashSecret(token),

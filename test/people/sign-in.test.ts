@@ -74,9 +74,14 @@ for (const database of testDatabases()) {
       await h.mailLink('sentinel@example.com');
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(h.smtp.mails.filter((mail) => mail.to.includes(email))).toHaveLength(5);
-      // An hour later the address may have links again.
+      // An hour later the address may have links again, and the links of the hour before are swept.
       h.clock.advance(3600_000 + 1000);
       await h.mailLink(email);
+      const hourAgo = new Date(h.clock.now().getTime() - 3600_000).toISOString();
+      const db = h.test.context.store.db;
+      expect(await db.selectFrom('email_sign_in_tokens').select('token_hash').where('created_at', '<', hourAgo).execute()).toEqual([]);
+      expect(await db.selectFrom('email_sign_in_senders').select('email').where('last_requested_at', '<', hourAgo).execute()).toEqual([]);
+      expect(await db.selectFrom('email_sign_in_tokens').select('email').where('email', '=', email).execute()).toHaveLength(1);
     });
 
     it('redirects only to a same-origin path after sign-in (open redirects refused)', async () => {
@@ -197,6 +202,10 @@ for (const database of testDatabases()) {
       expect((await h.call('GET', '/auth/session', { cookie })).status).toBe(200);
       h.clock.advance(30 * 24 * 3600_000 + 60_000);
       expect((await h.call('GET', '/auth/session', { cookie })).status).toBe(401);
+      // Sessions nobody came back to are swept at the next sign-in of anyone.
+      await h.signInByMail('someone-else@example.com');
+      const monthAgo = new Date(h.clock.now().getTime() - 30 * 24 * 3600_000).toISOString();
+      expect(await h.test.context.store.db.selectFrom('sessions').select('id').where('last_used_at', '<', monthAgo).execute()).toEqual([]);
     });
 
     it('signs in with the Telegram Login Widget, links the messenger; refuses a forged or stale hash', async () => {

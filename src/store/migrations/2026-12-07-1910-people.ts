@@ -11,12 +11,14 @@ import type { Kysely } from 'kysely';
  * - `memberships`: (user, account, role); the primary key serves a user's accounts, the index by
  *   account an account's members.
  * - `sessions`: only the SHA-256 of the cookie's token is stored; `last_used_at` bounds the
- *   30 days since last use; indexed by user for the sessions list and the clean-up at sign-in.
+ *   30 days since last use; indexed by user for the sessions list, and by `last_used_at` for the
+ *   clean-up of sessions unused for 30 days that each sign-in runs.
  * - `email_sign_in_tokens`: a magic link's token hash, single use; indexed by (email,
- *   created_at) for the 5-per-hour cap, which counts the links of the last hour.
+ *   created_at) for the 5-per-hour cap, which counts the links of the last hour, and by
+ *   `created_at` for the sweep of links more than an hour old that each request runs.
  * - `email_sign_in_senders`: one row per address, updated before the count, so that concurrent
  *   requests for one address queue on it (a row lock on PostgreSQL, the write lock on SQLite)
- *   and the cap holds under concurrency.
+ *   and the cap holds under concurrency; swept like the links, by `last_requested_at`.
  * - `oidc_states`: an authorization request in flight, deleted when its callback uses it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -63,6 +65,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ip', 'text')
     .execute();
   await db.schema.createIndex('sessions_user_idx').on('sessions').columns(['user_id', 'last_used_at']).execute();
+  await db.schema.createIndex('sessions_last_used_idx').on('sessions').column('last_used_at').execute();
 
   await db.schema
     .createTable('email_sign_in_tokens')
@@ -74,12 +77,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('used', 'integer', (column) => column.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex('email_sign_in_tokens_email_idx').on('email_sign_in_tokens').columns(['email', 'created_at']).execute();
+  await db.schema.createIndex('email_sign_in_tokens_created_idx').on('email_sign_in_tokens').column('created_at').execute();
 
   await db.schema
     .createTable('email_sign_in_senders')
     .addColumn('email', 'text', (column) => column.primaryKey())
     .addColumn('last_requested_at', 'text', (column) => column.notNull())
     .execute();
+  await db.schema.createIndex('email_sign_in_senders_requested_idx').on('email_sign_in_senders').column('last_requested_at').execute();
 
   await db.schema
     .createTable('oidc_states')

@@ -21,9 +21,15 @@ export async function countEmailTokensSince(db: Kysely<Database>, email: string,
   return toNumber(row.count as number | bigint);
 }
 
-/** Forgets the address's links made before `before` (expired long ago, and out of the cap's hour). */
-export async function deleteEmailTokensBefore(db: Kysely<Database>, email: string, before: string): Promise<void> {
-  await db.deleteFrom('email_sign_in_tokens').where('email', '=', email).where('created_at', '<', before).execute();
+/**
+ * Forgets links made before `before` and addresses not heard from since, at most `limit` of each:
+ * past the hour they count toward no cap and sign no one in.
+ */
+export async function sweepEmailSignIns(db: Kysely<Database>, before: string, limit: number): Promise<void> {
+  const oldTokens = db.selectFrom('email_sign_in_tokens').select('token_hash').where('created_at', '<', before).orderBy('created_at').limit(limit);
+  await db.deleteFrom('email_sign_in_tokens').where('token_hash', 'in', oldTokens).execute();
+  const quietSenders = db.selectFrom('email_sign_in_senders').select('email').where('last_requested_at', '<', before).orderBy('last_requested_at').limit(limit);
+  await db.deleteFrom('email_sign_in_senders').where('email', 'in', quietSenders).execute();
 }
 
 export async function insertEmailToken(

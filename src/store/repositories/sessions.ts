@@ -57,7 +57,11 @@ export async function listUserSessions(db: Kysely<Database>, userId: string, sin
   return rows.map(toSession);
 }
 
-/** Deletes the user's sessions not used since `before` (30 days of disuse end a session). */
-export async function deleteStaleUserSessions(db: Kysely<Database>, userId: string, before: string): Promise<void> {
-  await db.deleteFrom('sessions').where('user_id', '=', userId).where('last_used_at', '<', before).execute();
+/**
+ * Deletes sessions not used since `before` (30 days of disuse end a session), at most `limit` of
+ * them, oldest first, so that one sign-in never carries a large clean-up.
+ */
+export async function deleteStaleSessions(db: Kysely<Database>, before: string, limit: number): Promise<void> {
+  const stale = db.selectFrom('sessions').select('id').where('last_used_at', '<', before).orderBy('last_used_at').limit(limit);
+  await db.deleteFrom('sessions').where('id', 'in', stale).execute();
 }
