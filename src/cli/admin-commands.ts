@@ -18,6 +18,8 @@ import { findAccount } from '../store/repositories/accounts.js';
 import { loadConfig } from '../config/load-config.js';
 import { describeAuthSettings } from '../people/describe-auth-settings.js';
 import { listUsersPage } from '../people/list-users.js';
+import { addMember, encodeAddedMember } from '../people/add-member.js';
+import { isMemberRole } from '../people/roles.js';
 
 /**
  * `switchyard admin …`: the admin API's operations, run straight on the database named by
@@ -106,6 +108,17 @@ export function registerAdminCommands(program: Command): Command {
         const limit = Number(options.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error(`--limit must be an integer from 1 to 500, got ${options.limit}`);
         return listUsersPage(store.db, { email: options.email, limit, cursor: options.cursor });
+      }),
+    );
+
+  admin
+    .command('add-member <account-id> <email>')
+    .description('give the person of this address a role in the account (the user is made if new); how people come in while sign-up is closed')
+    .option('--role <role>', 'owner, admin, member or viewer', 'member')
+    .action((accountId: string, email: string, options: { role: string }) =>
+      withStore(async (store) => {
+        if (!isMemberRole(options.role)) throw new Error(`--role must be owner, admin, member or viewer, got ${options.role}`);
+        return { data: encodeAddedMember(await addMember({ store, clock: systemClock, createId }, { accountId, email, role: options.role })) };
       }),
     );
 

@@ -67,6 +67,17 @@ describe('the operator sees users and the sign-in settings (admin API and CLI al
     expect(JSON.stringify(settings.body)).not.toContain(botToken);
   });
 
+  it('switchyard admin add-member gives an address a role in an account, as the admin API does', async () => {
+    const { accountId } = await h.test.createAccount({ name: 'shared' });
+    const added = await runAdminCommand(['add-member', accountId, 'ann@example.com', '--role', 'viewer'], { DATABASE_URL: databaseUrl });
+    expect(added.data).toMatchObject({ email: 'ann@example.com', account_id: accountId, role: 'viewer' });
+    const ann = (await admin('/admin/users?email=ann@example.com')).body.data[0];
+    expect(ann.accounts).toContainEqual({ id: accountId, name: 'shared', role: 'viewer' });
+    const promoted = await runAdminCommand(['add-member', accountId, 'ann@example.com', '--role', 'owner'], { DATABASE_URL: databaseUrl });
+    expect(promoted.data.user_id).toBe(ann.id);
+    expect((await admin('/admin/users?email=ann@example.com')).body.data[0].accounts).toContainEqual({ id: accountId, name: 'shared', role: 'owner' });
+  });
+
   it('switchyard admin users and auth-settings print the same', async () => {
     const users = await runAdminCommand(['users', '--email', 'ANN@example.com'], { DATABASE_URL: databaseUrl });
     expect(users).toEqual((await admin('/admin/users?email=ann@example.com')).body);

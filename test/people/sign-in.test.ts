@@ -302,14 +302,16 @@ for (const database of testDatabases()) {
         expect(telegram.status).toBe(403);
         expect(telegram.body.error.metadata.reason).toBe('signup_closed');
 
-        // A person the operator added (with an account of the admin API) signs in.
+        // A person the operator added to an account of the admin API signs in.
         const { accountId } = await h.test.createAccount({ name: 'team' });
-        const db = h.test.context.store.db;
-        const createdAt = new Date().toISOString();
-        await db.insertInto('users').values({ id: 'usr_known', name: 'Known', email: 'known@example.com', telegram_id: null, created_at: createdAt }).execute();
-        await insertMembership(db, { userId: 'usr_known', accountId, role: 'admin', createdAt });
+        const admin = { authorization: `Bearer ${h.test.adminToken}` };
+        const added = await h.call('POST', `/admin/accounts/${accountId}/members`, { headers: admin, body: { email: 'Known@Example.com', role: 'admin' } });
+        expect(added.status).toBe(201);
+        expect(added.body.data).toEqual({ user_id: expect.any(String), email: 'known@example.com', account_id: accountId, role: 'admin' });
         const known = await h.signInByMail('known@example.com');
         expect(known.data.accounts).toEqual([{ id: accountId, name: 'team', role: 'admin' }]);
+        expect((await h.call('POST', '/admin/accounts/acc_nope/members', { headers: admin, body: { email: 'x@example.com', role: 'admin' } })).status).toBe(404);
+        expect((await h.call('POST', `/admin/accounts/${accountId}/members`, { headers: admin, body: { email: 'x@example.com', role: 'boss' } })).status).toBe(400);
       } finally {
         await h.close();
       }

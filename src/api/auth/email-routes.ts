@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
 import { admitIdentity } from '../../people/admit-identity.js';
+import { isEmailAddress } from '../../people/email-address.js';
 import { requestEmailLink } from '../../people/request-email-link.js';
 import { safeReturnTo } from '../../people/return-to.js';
 import { hashSecret } from '../../people/session-secrets.js';
@@ -17,9 +18,6 @@ const StartBody = Type.Object(
 );
 type StartBody = Static<typeof StartBody>;
 const CallbackQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
-
-// One @, something on each side, a dot in the domain, no spaces: the rest is the mail server's to judge.
-const addressPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * Magic-link sign-in (contract §7): `POST /auth/email/start` answers 202 for every well-formed
@@ -37,7 +35,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, context: AppCont
     const publicUrl = context.config.server.publicUrl;
     if (!mailer || !publicUrl) throw notFound('Email sign-in');
     const email = request.body.email.trim().toLowerCase();
-    if (!addressPattern.test(email)) throw invalidRequest('Expected an email address', 'email');
+    if (!isEmailAddress(email)) throw invalidRequest('Expected an email address', 'email');
     const token = await requestEmailLink(context, email, safeReturnTo(request.body.return_to));
     if (token !== null) {
       const link = `${publicUrl}/auth/email/callback?token=${encodeURIComponent(token)}`;

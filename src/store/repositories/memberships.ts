@@ -47,3 +47,12 @@ export async function listMembershipsOfUsers(db: Kysely<Database>, userIds: stri
     .execute();
   return rows.map((row) => ({ userId: row.user_id, accountId: row.account_id, accountName: row.name, role: row.role, createdAt: row.created_at }));
 }
+
+/** Gives a user a role in an account, or changes the role they have there. */
+export async function upsertMembership(db: Kysely<Database>, membership: { userId: string; accountId: string; role: string; createdAt: string }): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values({ user_id: membership.userId, account_id: membership.accountId, role: membership.role, created_at: membership.createdAt })
+    .onConflict((conflict) => conflict.columns(['user_id', 'account_id']).doUpdateSet({ role: membership.role }))
+    .execute();
+}
