@@ -2,8 +2,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import websocket from '@fastify/websocket';
 import type { AppContext } from './app-context.js';
 import { registerAccountRoutes } from './api/account/routes.js';
+import { registerAuthRoutes } from './api/auth/routes.js';
 import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
+import { registerAdminUserRoutes } from './api/admin/user-routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
 import { registerGeminiRoutes } from './api/gemini/routes.js';
@@ -129,6 +131,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerUsageRoutes(app, context);
   registerAdminRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
+  registerAdminUserRoutes(app, context);
   registerRedemptionRoutes(app, context);
   registerMessengerRoutes(app, context);
   registerChatCompletionsRoutes(app, context);
@@ -139,6 +142,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerMediaRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
   registerPaymentWebhookRoutes(app, context);
+  registerAuthRoutes(app, context);
   registerWebRoutes(app, context);
 
   await app.ready();

@@ -15,6 +15,11 @@ import { encodeLinkCode, issueLinkCode } from '../messenger/link-codes.js';
 import { createStore, migrateToLatest, type Store } from '../store/create-store.js';
 import { UsageSummariesBackfill } from '../billing/backfill-usage-summaries.js';
 import { findAccount } from '../store/repositories/accounts.js';
+import { loadConfig } from '../config/load-config.js';
+import { describeAuthSettings } from '../people/describe-auth-settings.js';
+import { listUsersPage } from '../people/list-users.js';
+import { addMember, encodeAddedMember } from '../people/add-member.js';
+import { isMemberRole } from '../people/roles.js';
 
 /**
  * `switchyard admin …`: the admin API's operations, run straight on the database named by
@@ -92,6 +97,43 @@ export function registerAdminCommands(program: Command): Command {
         return { data: encodeKey(record), key: secret };
       }),
     );
+  admin
+    .command('users')
+    .description('list the people who sign in to the page, newest first, with their accounts and roles')
+    .option('--email <address>', 'only the user of this address')
+    .option('--limit <n>', 'users per page (1-500)', '50')
+    .option('--cursor <user-id>', 'the next_cursor of the previous page')
+    .action((options: { email?: string; limit: string; cursor?: string }) =>
+      withStore(async (store) => {
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error(`--limit must be an integer from 1 to 500, got ${options.limit}`);
+        return listUsersPage(store.db, { email: options.email, limit, cursor: options.cursor });
+      }),
+    );
+
+  admin
+    .command('add-member <account-id> <email>')
+    .description('give the person of this address a role in the account (the user is made if new); how people come in while sign-up is closed')
+    .option('--role <role>', 'owner, admin, member or viewer', 'member')
+    .action((accountId: string, email: string, options: { role: string }) =>
+      withStore(async (store) => {
+        if (!isMemberRole(options.role)) throw new Error(`--role must be owner, admin, member or viewer, got ${options.role}`);
+        return { data: encodeAddedMember(await addMember({ store, clock: systemClock, createId }, { accountId, email, role: options.role })) };
+      }),
+    );
+
+  admin
+    .command('auth-settings')
+    .description('show the sign-in methods and sign-up settings of the config (SWITCHYARD_CONFIG) and environment, without secrets')
+    .action(() => {
+      try {
+        process.stdout.write(`${JSON.stringify({ data: describeAuthSettings(loadConfig()) }, null, 2)}\n`);
+      } catch (error) {
+        process.stderr.write(`error: ${(error as Error).message}\n`);
+        process.exitCode = 1;
+      }
+    });
+
   admin
     .command('backfill-usage')
     .description('sum the usage written before the usage summaries existed into them now, and wait until done (serve does it in the background)')

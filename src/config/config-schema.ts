@@ -1,3 +1,4 @@
+import { OidcProviderConfigSchema } from './oidc-provider-config.js';
 import { providerApis } from '../core/protocol-descriptor.js';
 import { Type, type Static } from '@sinclair/typebox';
 
@@ -209,8 +210,38 @@ const PaymentsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Sign-in methods for the page (contract §7); none is on unless written here. */
+const AuthSchema = Type.Object(
+  {
+    oidc: Type.Optional(Type.Array(OidcProviderConfigSchema)),
+    telegram: Type.Optional(Type.Object({ login: Type.Boolean() }, { additionalProperties: false })),
+    email: Type.Optional(
+      Type.Object(
+        {
+          smtp_url: Type.String({ pattern: '^smtps?://', description: 'an smtp:// or smtps:// URL' }),
+          from: Type.String({ minLength: 3, description: 'the From address of sign-in mails' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Who may sign up (contract §7). */
+const SignupSchema = Type.Object(
+  {
+    mode: Type.Optional(Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('invite')], { description: 'one of closed, open, invite' })),
+    bonus_credits: Type.Optional(Price),
+    allowed_email_domains: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+$', description: 'a domain like example.com' }))),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
+    auth: Type.Optional(AuthSchema),
+    signup: Type.Optional(SignupSchema),
     hosted_tools: Type.Optional(HostedToolsSchema),
     payments: Type.Optional(PaymentsSchema),
     limits: Type.Optional(

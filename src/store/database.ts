@@ -24,12 +24,82 @@ export interface Database {
   instances: InstancesTable;
   media_files: MediaFilesTable;
   stored_responses: StoredResponsesTable;
+  users: UsersTable;
+  user_identities: UserIdentitiesTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  email_sign_in_tokens: EmailSignInTokensTable;
+  email_sign_in_senders: EmailSignInSendersTable;
+  oidc_states: OidcStatesTable;
   redemption_batches: RedemptionBatchesTable;
   redemption_codes: RedemptionCodesTable;
   redemption_guards: RedemptionGuardsTable;
   redemption_failures: RedemptionFailuresTable;
   payment_customers: PaymentCustomersTable;
   auto_top_ups: AutoTopUpsTable;
+}
+
+/** A person who signs in to the page (contract §7). `email` is stored in lower case. */
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string | null;
+  telegram_id: string | null;
+  created_at: string;
+}
+
+/** A sign-in method's subject for a user: `method` 'oidc', `issuer` the provider's issuer URL, `subject` its `sub`. */
+export interface UserIdentitiesTable {
+  method: string;
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** A user's role in an account: owner, admin, member or viewer. */
+export interface MembershipsTable {
+  user_id: string;
+  account_id: string;
+  role: string;
+  created_at: string;
+}
+
+/** A signed-in browser. Only the SHA-256 (hex) of the cookie's token is stored. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  last_used_at: string;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+/** A magic link: SHA-256 (hex) of its token, single use (`used` 0/1) until `expires_at`. */
+export interface EmailSignInTokensTable {
+  token_hash: string;
+  email: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
+  used: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** One row per address asking for magic links: the lock the 5-per-hour cap queues on. */
+export interface EmailSignInSendersTable {
+  email: string;
+  last_requested_at: string;
+}
+
+/** An OpenID Connect authorization request in flight; deleted when its callback uses it. */
+export interface OidcStatesTable {
+  state_hash: string;
+  provider_id: string;
+  nonce: string;
+  code_verifier: string;
+  return_to: string;
+  expires_at: string;
 }
 
 export interface InstancesTable {

@@ -22,6 +22,7 @@ import * as keyChangeSignal from './2026-12-07-1330-key-change-signal.js';
 import * as requestErrorMessage from './2026-12-07-1340-request-error-message.js';
 import * as ledgerReferences from './2026-12-07-1900-ledger-references.js';
 import * as payments from './2026-12-07-1920-payments.js';
+import * as people from './2026-12-07-1910-people.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1340-request-error-message': requestErrorMessage,
   '2026-12-07-1900-ledger-references': ledgerReferences,
   '2026-12-07-1920-payments': payments,
+  '2026-12-07-1910-people': people,
   '2026-12-07-1930-redemption-codes': redemptionCodes,
 };
 
