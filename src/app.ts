@@ -5,6 +5,7 @@ import { registerAccountRoutes } from './api/account/routes.js';
 import { registerAuthRoutes } from './api/auth/routes.js';
 import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
+import { registerAdminTransactionRoutes } from './api/admin/transaction-routes.js';
 import { registerAdminUserRoutes } from './api/admin/user-routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
@@ -130,6 +131,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerRequestRoutes(app, context);
   registerUsageRoutes(app, context);
   registerAdminRoutes(app, context);
+  registerAdminTransactionRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
   registerAdminUserRoutes(app, context);
   registerRedemptionRoutes(app, context);

@@ -5,6 +5,8 @@ import { createApiKey } from '../accounts/create-api-key.js';
 import { setMessengerLink } from '../accounts/set-messenger-link.js';
 import { encodeKey } from '../api/keys/encode-key.js';
 import { encodeAccount } from '../api/shared/encode-account.js';
+import { encodeMovement } from '../api/shared/encode-movements.js';
+import { listMovements } from '../billing/db/list-movements.js';
 import { systemClock } from '../core/clock.js';
 import { createId } from '../core/ids.js';
 import { usdToNano } from '../core/money.js';
@@ -80,6 +82,22 @@ export function registerAdminCommands(program: Command): Command {
         const account = await findAccount(store.db, accountId);
         if (!account) throw notFound(`Account '${accountId}'`);
         return { data: encodeAccount(account) };
+      }),
+    );
+
+  admin
+    .command('transactions <account-id>')
+    .description("print an account's payments, refunds, disputes, codes, bonuses and grants, newest first")
+    .option('--limit <n>', 'how many (1-500)', '50')
+    .option('--cursor <id>', 'the next_cursor of the previous page')
+    .action((accountId: string, options: { limit: string; cursor?: string }) =>
+      withStore(async (store) => {
+        if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error(`--limit: expected an integer from 1 to 500, got "${options.limit}"`);
+        const rows = await listMovements(store.db, accountId, { limit: limit + 1, cursor: options.cursor });
+        const page = rows.slice(0, limit);
+        return { data: page.map(encodeMovement), next_cursor: rows.length > limit ? page[page.length - 1].id : null };
       }),
     );
 

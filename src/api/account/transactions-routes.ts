@@ -1,11 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { listMovements } from '../../billing/db/list-movements.js';
-import { nanoToUsd } from '../../core/money.js';
+import { encodeMovement } from '../shared/encode-movements.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
-
-/** The ledger keeps an operator's grant as `credit`; the contract shows it as `grant`. */
-const shownKind = (kind: string): string => (kind === 'credit' ? 'grant' : kind);
 
 /**
  * `GET /v1/credits/transactions` (contract §7): every money movement of the account (top-ups,
@@ -18,9 +15,6 @@ export function registerTransactionRoutes(app: FastifyInstance, context: AppCont
     const limit = request.query.limit ?? defaultPageSize;
     const rows = await listMovements(context.store.db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor });
     const page = toPage(rows, limit, (row) => row.id);
-    return {
-      data: page.data.map((row) => ({ id: row.id, created_at: row.createdAt, kind: shownKind(row.kind), amount: nanoToUsd(row.amount), reference: row.reference, receipt_url: row.receiptUrl })),
-      next_cursor: page.next_cursor,
-    };
+    return { data: page.data.map(encodeMovement), next_cursor: page.next_cursor };
   });
 }
