@@ -11,6 +11,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   ledger_entries: LedgerEntriesTable;
   ledger_references: LedgerReferencesTable;
+  audit_entries: AuditEntriesTable;
   reservations: ReservationsTable;
   requests: RequestsTable;
   usage_rollups: UsageRollupsTable;
@@ -377,4 +378,19 @@ export interface AutoTopUpsTable {
   last_failure: string | null;
   last_failure_at: string | null;
   updated_at: string;
+}
+
+/** One change of keys, limits, members, alerts, sessions or money (contract §8; `audit/`). */
+export interface AuditEntriesTable {
+  id: string;
+  account_id: string;
+  at: string;
+  /** user | key | admin */
+  actor_type: string;
+  actor_id: string;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  /** JSON object */
+  details: string;
 }
