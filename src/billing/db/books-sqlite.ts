@@ -47,7 +47,7 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
   const accountFree = database.prepare(`select ${accountFreeSql} as free from accounts where id = ?`);
   const keyFree = database.prepare(`select ${keyFreeSql} as free from api_keys where id = ? and spend_limit is not null`);
   const updateAccount = database.prepare('update accounts set reserved = reserved - ?, total_usage = total_usage + ? where id = ?');
-  const updateKey = database.prepare('update api_keys set reserved = reserved - ?, usage = usage + ? where id = ?');
+  const updateKey = database.prepare('update api_keys set reserved = reserved - ?1, usage = usage + ?2, period_usage = period_usage + ?2 where id = ?3');
   const insertEntry = database.prepare(
     'insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );

@@ -22,6 +22,7 @@ import * as keyChangeSignal from './2026-12-07-1330-key-change-signal.js';
 import * as requestErrorMessage from './2026-12-07-1340-request-error-message.js';
 import * as ledgerReferences from './2026-12-07-1900-ledger-references.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
+import * as keyLimitReset from './2026-12-07-1940-key-limit-reset.js';
 import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1340-request-error-message': requestErrorMessage,
   '2026-12-07-1900-ledger-references': ledgerReferences,
   '2026-12-07-1930-redemption-codes': redemptionCodes,
+  '2026-12-07-1940-key-limit-reset': keyLimitReset,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */
