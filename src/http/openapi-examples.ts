@@ -33,7 +33,7 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
   }),
   'POST /v1/keys': withBodyExample(
     'Create an API key (management keys only); the secret is shown once',
-    { name: 'ci', limit: 5, max_price: { prompt: 1, completion: 4 } },
+    { name: 'ci', limit: 5, limit_reset: 'daily', max_price: { prompt: 1, completion: 4 } },
     { 201: { description: 'The key and its secret', type: 'object', examples: [{ data: { id: 'key_01J…', name: 'ci', label: 'sy_abc…wxyz', limit: 5 }, key: 'sy_…' }] } },
   ),
   'GET /v1/credits': () => ({

@@ -38,12 +38,12 @@ export function rollKeyPeriodsSqlite(database: SqliteDatabase.Database, starts: 
   let statement = sqliteRoll.get(database);
   if (!statement) {
     statement = database.prepare(
-      `update api_keys set period_usage = 0, period_start = case limit_reset when 'daily' then ?1 when 'weekly' then ?2 else ?3 end
-       where (limit_reset = 'daily' and period_start < ?1) or (limit_reset = 'weekly' and period_start < ?2) or (limit_reset = 'monthly' and period_start < ?3)`,
+      `update api_keys set period_usage = 0, period_start = case limit_reset when 'daily' then @daily when 'weekly' then @weekly else @monthly end
+       where (limit_reset = 'daily' and period_start < @daily) or (limit_reset = 'weekly' and period_start < @weekly) or (limit_reset = 'monthly' and period_start < @monthly)`,
     );
     sqliteRoll.set(database, statement);
   }
-  return statement.run(starts.daily, starts.weekly, starts.monthly).changes;
+  return statement.run({ daily: starts.daily, weekly: starts.weekly, monthly: starts.monthly }).changes;
 }
 
 /**
