@@ -19,7 +19,8 @@ const noUsage: KeyPeriodUsage = { daily: 0n, weekly: 0n, monthly: 0n };
  * Key objects of one account, each `limit_remaining` with what fund leases hold of it left in (see
  * `encodeKey`), and its usage in the current periods: one read of the account's usage rollups of
  * these keys since the earlier of this week's Monday and this month's 1st (at most 37 days of
- * rows per key and model, by the index on (account, key, day)).
+ * rows per key and model, by the index on (account, key, day)). A rollup's day is its requests'
+ * (their ids' time); the period of a key's own reset is read from the key itself (`encodeKey`).
  */
 export async function encodeKeys(db: Kysely<Database>, accountId: string, keys: readonly ApiKeyRecord[], now: Date): Promise<Array<Record<string, unknown>>> {
   const leased = await leasedOfKeys(db, accountId, keys.filter((key) => key.spendLimit !== null).map((key) => key.id));
@@ -47,7 +48,9 @@ export async function encodeKeys(db: Kysely<Database>, accountId: string, keys: 
 export function encodeKey(key: ApiKeyRecord, now: Date, held: { leased?: bigint; usage?: KeyPeriodUsage } = {}): Record<string, unknown> {
   const counted = key.limitReset !== null && key.periodStart !== null && key.periodStart < periodStart(key.limitReset as LimitReset, now).toISOString() ? 0n : key.periodUsage;
   const remaining = key.spendLimit === null ? null : key.spendLimit - counted - (key.reserved - (held.leased ?? 0n));
-  const usage = held.usage ?? noUsage;
+  // The period the limit counts in is the key's own count, exactly what `limit_remaining` is
+  // figured from; the other periods come from the rollups.
+  const usage = key.limitReset === null ? (held.usage ?? noUsage) : { ...(held.usage ?? noUsage), [key.limitReset]: counted };
   return {
     id: key.id,
     name: key.name,
