@@ -149,6 +149,7 @@ describe('changing and removing a key’s reset (issue 49)', () => {
       for (const limit_reset of ['hourly', 'Daily', 1, true, '']) {
         const patched = await call(url, gateway.managementKey, 'PATCH', `/v1/keys/${worker.id}/limit`, { limit_reset });
         expect(patched.status).toBe(400);
+        expect(patched.body.error).toMatchObject({ code: 'invalid_request', param: 'limit_reset' });
         expect(patched.body.error.message).toContain('limit_reset');
       }
       const created = await call(url, gateway.managementKey, 'POST', '/v1/keys', { name: 'yearly', limit: 1, limit_reset: 'yearly' });
