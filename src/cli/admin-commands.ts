@@ -112,7 +112,7 @@ export function registerAdminCommands(program: Command): Command {
         if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
         const spendLimit = options.limit === undefined ? null : parseUsd(options.limit);
         const { record, secret } = await createApiKey(store.db, { clock: systemClock, createId }, { accountId, name: options.name, management: options.management, spendLimit });
-        return { data: encodeKey(record), key: secret };
+        return { data: encodeKey(record, systemClock.now()), key: secret };
       }),
     );
   admin

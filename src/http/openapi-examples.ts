@@ -33,7 +33,7 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
   }),
   'POST /v1/keys': withBodyExample(
     'Create an API key (management keys only); the secret is shown once',
-    { name: 'ci', limit: 5, max_price: { prompt: 1, completion: 4 } },
+    { name: 'ci', limit: 5, limit_reset: 'daily', max_price: { prompt: 1, completion: 4 } },
     { 201: { description: 'The key and its secret', type: 'object', examples: [{ data: { id: 'key_01J…', name: 'ci', label: 'sy_abc…wxyz', limit: 5 }, key: 'sy_…' }] } },
   ),
   'GET /v1/credits': () => ({
@@ -52,7 +52,7 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
   ),
   'GET /v1/key': () => ({
     summary: 'The calling key itself (any key): its limit, usage and what is left of the limit',
-    response: ok('The key object', { data: { id: 'key_01J…', name: 'ci', label: 'sy_abc…wxyz', management: false, limit: 5, limit_remaining: 4.75, usage: 0.25 } }),
+    response: ok('The key object', { data: { id: 'key_01J…', name: 'ci', label: 'sy_abc…wxyz', management: false, limit: 5, limit_remaining: 4.75, limit_reset: 'daily', usage: 0.25, usage_daily: 0.25, usage_weekly: 0.25, usage_monthly: 0.25 } }),
   }),
   'POST /v1/videos': withBodyExample('Create a video task', { model: 'openai/sora-2', prompt: 'A cat on a skateboard', seconds: 4 }),
   'POST /v1/audio/speech': withBodyExample('Speech synthesis: the whole audio file', { model: 'openai/gpt-4o-mini-tts', input: 'Hello', voice: 'alloy' }),

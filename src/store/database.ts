@@ -140,6 +140,12 @@ export interface ApiKeysTable {
   /** JSON: {"<model id>": {"prompt": "<nano per 1M>", "completion": "<nano per 1M>"}} */
   model_max_prices: string;
   requests_per_minute: Int | null;
+  /** 'daily' | 'weekly' | 'monthly', or null: the limit is a lifetime total (issue 49). */
+  limit_reset: string | null;
+  /** Start of the period `period_usage` counts (ISO 8601); null without a reset. */
+  period_start: string | null;
+  /** Charged since `period_start`; without a reset, the same as `usage` (migration 2026-12-07-1940). */
+  period_usage: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 export interface LedgerEntriesTable {

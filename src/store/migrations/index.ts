@@ -24,6 +24,7 @@ import * as ledgerReferences from './2026-12-07-1900-ledger-references.js';
 import * as payments from './2026-12-07-1920-payments.js';
 import * as people from './2026-12-07-1910-people.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
+import * as keyLimitReset from './2026-12-07-1940-key-limit-reset.js';
 import * as auditLog from './2026-12-07-1950-audit-log.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1920-payments': payments,
   '2026-12-07-1910-people': people,
   '2026-12-07-1930-redemption-codes': redemptionCodes,
+  '2026-12-07-1940-key-limit-reset': keyLimitReset,
   '2026-12-07-1950-audit-log': auditLog,
 };
 
