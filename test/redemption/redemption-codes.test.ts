@@ -224,17 +224,24 @@ for (const database of testDatabases()) describe(`redemption codes on ${database
   it('makes 10,000 codes without holding the event loop more than one insert at a time', async () => {
     // The module itself, not over HTTP: the answer's 10,000 codes are serialized (and parsed by
     // this process's fetch) on the same loop, which would hide what the inserts hold it for.
+    // What is asserted is the shape, not a time (a loaded machine stretches any time): other work
+    // gets the loop between the inserts. A timer armed before the call counts the turns it gets
+    // while the codes are made; one insert of all 10,000 rows would give it none. The longest
+    // stall is printed as a figure to watch, measured on a quiet machine at 5-10 ms a chunk.
     const delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 0);
     const { batch, codes } = await createCodes(instances[0].context, { amount: 10_000_000n, count: 10_000, expiresAt: null, note: null });
+    clearInterval(ticker);
     delay.disable();
     expect(codes).toHaveLength(10_000);
     expect(new Set(codes).size).toBe(10_000);
     const { count } = await db().selectFrom('redemption_codes').select((eb) => eb.fn.countAll<number | string>().as('count')).where('batch_id', '=', batch.id).executeTakeFirstOrThrow();
     expect(Number(count)).toBe(10_000);
-    process.stdout.write(`10,000 codes on ${database.name}: event loop delay max ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms\n`);
-    // One chunk of 500 (made, hashed, inserted) takes 5-10 ms; the loop's longest stall also
-    // takes in a collection or a compile, and the bound leaves room for a loaded test machine.
-    expect(delay.max / 1e6).toBeLessThan(60);
+    process.stdout.write(`10,000 codes on ${database.name}: event loop delay max ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, ${turns} turns for other work\n`);
+    // 20 inserts of 500, each followed by a yield: other work ran between them (one insert of
+    // everything gives the timer no turn at all).
+    expect(turns).toBeGreaterThanOrEqual(10);
   }, 60_000);
 });

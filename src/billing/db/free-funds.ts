@@ -19,7 +19,10 @@ import { sql, type RawBuilder } from 'kysely';
  *
  * Each text is one arithmetic expression, which binds tighter than the comparisons it is used in.
  */
-export const accountFreeSql = 'total_credits - total_usage - reserved';
+export const accountBalanceSql = 'total_credits - total_usage';
+
+/** What the account can still reserve: its balance less what reservations and leases hold. */
+export const accountFreeSql = `${accountBalanceSql} - reserved`;
 
 /**
  * A key's free funds: null for a key without a spend limit. `period_usage` is what the limit
@@ -28,6 +31,12 @@ export const accountFreeSql = 'total_credits - total_usage - reserved';
  * new period (`db/key-periods.ts`) only ever lowers it, so a row not yet rolled reads as less free.
  */
 export const keyFreeSql = 'spend_limit - period_usage - reserved';
+
+/**
+ * An account's balance (credits less usage, what `GET /v1/credits` shows), which the auto top-up's
+ * and the alerts' thresholds compare with: what reservations hold is not spent and may come back.
+ */
+export const accountBalance: RawBuilder<bigint> = sql.raw<bigint>(accountBalanceSql);
 
 /** `accountFreeSql` as a Kysely fragment. */
 export const accountFree: RawBuilder<bigint> = sql.raw<bigint>(accountFreeSql);

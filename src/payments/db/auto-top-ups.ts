@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../store/database.js';
+import { accountBalance } from '../../billing/db/free-funds.js';
 
 export interface AutoTopUpRecord {
   accountId: string;
@@ -58,7 +59,7 @@ export async function findDueAutoTopUps(db: Kysely<Database>, staleBefore: strin
     .where('t.enabled', '=', 1)
     .where((eb) =>
       eb.or([
-        eb.and([eb('t.armed', '=', 1), eb('t.in_flight_id', 'is', null), eb(sql`a.total_credits - a.total_usage`, '<', eb.ref('t.threshold'))]),
+        eb.and([eb('t.armed', '=', 1), eb('t.in_flight_id', 'is', null), eb(accountBalance, '<', eb.ref('t.threshold'))]),
         eb.and([eb('t.in_flight_id', 'is not', null), eb('t.payment_id', 'is', null), eb('t.in_flight_since', '<', staleBefore)]),
       ]),
     )
@@ -73,7 +74,7 @@ export async function rearmAutoTopUps(db: Kysely<Database>): Promise<void> {
     .set({ armed: 1 })
     .where('armed', '=', 0)
     .where('in_flight_id', 'is', null)
-    .where((eb) => eb.exists(eb.selectFrom('accounts as a').select('a.id').whereRef('a.id', '=', 'auto_top_ups.account_id').where(sql`a.total_credits - a.total_usage`, '>=', sql.ref('auto_top_ups.threshold'))))
+    .where((eb) => eb.exists(eb.selectFrom('accounts as a').select('a.id').whereRef('a.id', '=', 'auto_top_ups.account_id').where(accountBalance, '>=', sql.ref<bigint>('auto_top_ups.threshold'))))
     .execute();
 }
 
