@@ -140,3 +140,16 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     errorMessage: row.error_message ?? null,
   };
 }
+
+/**
+ * Deletes up to `limit` of the oldest rows whose id is below `beforeId` (the retention on SQLite,
+ * where there are no partitions to drop) and says how many: one short statement that reads the
+ * primary key in order, so a batch costs its own rows whatever the log's size.
+ */
+export async function deleteRequestsBefore(db: Kysely<Database>, beforeId: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('requests')
+    .where('id', 'in', (query) => query.selectFrom('requests').select('id').where('id', '<', beforeId).orderBy('id').limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
