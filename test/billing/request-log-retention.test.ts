@@ -182,6 +182,18 @@ describe.skipIf(!postgres)('converting an existing request log on PostgreSQL', (
       const gemini = await listRequests(store.db, { accountId, model: 'sim/gemini-model' }, { limit: 5, cursor: rows[2_999 - 10].id });
       expect(gemini.every((row) => row.model === 'sim/gemini-model' && row.id < rows[2_989].id)).toBe(true);
       expect((await findRequest(store.db, accountId, rows[17].id))?.id).toBe(rows[17].id);
+      // Read a few days at a time (as the API does on PostgreSQL), a page is the same page.
+      for (const [filter, page] of [
+        [{ accountId }, { limit: 51 }],
+        [{ accountId, model: 'sim/gemini-model' }, { limit: 700 }],
+        [{ accountId }, { limit: 3_001, cursor: rows[2_000].id }],
+        [{ accountId, idFrom: rows[100].id, idBefore: rows[900].id }, { limit: 2_000 }],
+        [{ accountId, model: 'sim/gemini-model' }, { limit: 10, cursor: rows[50].id }],
+      ] as const) {
+        const whole = await listRequests(store.db, filter, page);
+        expect(whole.length).toBeGreaterThan(0);
+        expect((await listRequests(store.db, filter, page, { byDays: Date.now() })).map((row) => row.id)).toEqual(whole.map((row) => row.id));
+      }
 
       // New days go to partitions of their own; a second run converts nothing and adds nothing.
       clock.advance(3 * dayMs);

@@ -54,10 +54,14 @@ export async function isPartitioned(client: pg.ClientBase): Promise<boolean> {
  * Days from `cut` on get partitions of their own (`createPartitionsAhead`); the old table is
  * dropped whole by the retention once its newest day has passed it. Returns the cut's id.
  */
-export async function convertToPartitioned(client: pg.ClientBase, nowMs: number, lockTimeoutMs = 2_000): Promise<string> {
+export async function convertToPartitioned(client: pg.ClientBase, nowMs: number, options: { lockTimeoutMs?: number; emptyCutMs?: number } = {}): Promise<string> {
+  const lockTimeoutMs = options.lockTimeoutMs ?? 2_000;
   const newest = (await client.query<{ id: string | null }>('select max(id) as id from requests')).rows[0]?.id;
   const newestMs = newest ? (readIdTime(newest) ?? 0) : 0;
-  const cut = dayBound(startOfDay(Math.max(nowMs, Date.now(), newestMs)) + 2 * dayMs);
+  // `emptyCutMs`: for a log nothing writes yet that is about to be filled with past days (the
+  // scale bench's seed), which then land in day partitions; the caller makes them before writing.
+  const empty = newest === undefined || newest === null;
+  const cut = dayBound(empty && options.emptyCutMs !== undefined ? startOfDay(options.emptyCutMs) : startOfDay(Math.max(nowMs, Date.now(), newestMs)) + 2 * dayMs);
   // A constraint of an earlier attempt may name another cut: start over with this one.
   await client.query(`alter table requests drop constraint if exists ${cutConstraint}`);
   await client.query(`alter table requests add constraint ${cutConstraint} check (id < ${literal(cut)}) not valid`);
