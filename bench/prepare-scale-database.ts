@@ -7,7 +7,6 @@ import { childEnvironment } from './child-process.js';
 import { openPostgresForSeeding, openSqliteForSeeding, type ScaleDatabase } from './scale-database.js';
 import type { ScaleAnchor, ScaleDialect, ScaleShape } from './scale-sql.js';
 import { seedScale, type SeedTimes } from './seed-scale.js';
-import { convertToPartitioned, createPartitionsAhead, dayMs } from '../src/billing/db/request-log-partitions.js';
 
 const execFileAsync = promisify(execFile);
 /** Bumped whenever the seed's rows change, so that an older cache is seeded again. */
@@ -71,7 +70,7 @@ export async function prepareScaleDatabase(root: string, location: ScaleLocation
     const anchor: ScaleAnchor = { accountId: created.data.id, managementKeyId: management[0].id, ordinaryKeyId: ordinary.data.id, nowMs: Date.now() };
     // A log that lived through its days is partitioned by day (issue 52): the seed's days go to
     // partitions of their own, as they would have, rather than all into the one a conversion keeps.
-    if (location.dialect === 'postgres') await partitionForSeed(location, anchor.nowMs - (shape.days + 1) * dayMs, anchor.nowMs);
+    if (location.dialect === 'postgres') await cli(['request-log-maintenance', '--empty-log-from', new Date(anchor.nowMs - (shape.days + 1) * 86_400_000).toISOString().slice(0, 10)]);
     const seed = await seedScale(db, shape, anchor, options.say);
     // The report reads summaries the books keep beside the rollups. The seeded rollups are where
     // an upgrade leaves those the summaries do not hold yet; the product's own backfill (the one
@@ -105,18 +104,6 @@ async function readMarker(location: ScaleLocation): Promise<SeedMarker | null> {
     return rows.length === 1 ? (JSON.parse(rows[0].value) as SeedMarker) : null;
   } finally {
     await db.close();
-  }
-}
-
-/** The request log partitioned from the first seeded day, a partition per day up to a week ahead (as `serve` keeps it). */
-async function partitionForSeed(location: ScaleLocation, fromMs: number, nowMs: number): Promise<void> {
-  const client = new pg.Client({ connectionString: location.postgresUrl, options: `-c search_path=${location.schema}` });
-  await client.connect();
-  try {
-    await convertToPartitioned(client, nowMs, { emptyCutMs: fromMs });
-    await createPartitionsAhead(client, nowMs + 8 * dayMs);
-  } finally {
-    await client.end();
   }
 }
 

@@ -17,6 +17,8 @@ export interface RequestLogMaintenanceOptions {
   sqliteBatchRows?: number;
   /** Partitions dropped per run on PostgreSQL (default 4; the rest wait for the next run). */
   maxDropsPerRun?: number;
+  /** PostgreSQL, a log still empty when partitioned: its day partitions start at this day (a log about to be filled with past days: the scale bench's seed). */
+  emptyLogFromMs?: number;
 }
 
 export interface RequestLogMaintenanceRun {
@@ -90,7 +92,7 @@ export class RequestLogMaintenance {
     return this.withMaintenanceClient(this.deps.store.pool, async (client) => {
       const run: RequestLogMaintenanceRun = { created: [], dropped: [], deletedRows: 0 };
       if (!(await isPartitioned(client))) {
-        run.convertedAt = await convertToPartitioned(client, nowMs);
+        run.convertedAt = await convertToPartitioned(client, nowMs, { emptyCutMs: this.options.emptyLogFromMs });
         this.deps.logger.info({ cut: run.convertedAt }, 'request log partitioned by day; the rows before the cut stay in one partition');
       }
       // Ids carry the wall clock; a test's clock may be behind it: cover both.
