@@ -21,7 +21,7 @@ const { values } = parseArgs({
     schema: { type: 'string' },
     'sqlite-path': { type: 'string' },
     'retention-days': { type: 'string', default: '30' },
-    'batch-rows': { type: 'string', default: '500' },
+    'batch-rows': { type: 'string', default: '100' },
   },
 });
 const retentionDays = Number(values['retention-days']);
@@ -61,7 +61,8 @@ if (values['sqlite-path']) {
   const copy = `${values['sqlite-path']}.retention-copy`;
   copyFileSync(values['sqlite-path'], copy);
   try {
-    const store = await createStore(`sqlite:${copy}`);
+    // As `serve` runs it: the write-ahead log checkpointed by a worker thread, not by the deleting connection.
+    const store = await createStore(`sqlite:${copy}`, { backgroundCheckpoints: true });
     const raw = new Database(copy, { readonly: true });
     const count = () => (raw.prepare('select count(*) as n from requests').get() as { n: number }).n;
     const pages = () => raw.prepare("select (select sum(pgsize) from dbstat where name in (select name from sqlite_master where tbl_name = 'requests')) as used, (select page_count * page_size from pragma_page_count, pragma_page_size) as file").get() as { used: number; file: number };

@@ -13,7 +13,7 @@ export interface RequestLogMaintenanceOptions {
   aheadDays?: number;
   /** Time between runs (default one hour, ±25 %). */
   intervalMs?: number;
-  /** Rows deleted per statement on SQLite (default 500: a few milliseconds of the event loop). */
+  /** Rows deleted per statement on SQLite (default 100: ≈ 0.6 ms of the event loop at the median, measured on a 1M-row log). */
   sqliteBatchRows?: number;
   /** Partitions dropped per run on PostgreSQL (default 4; the rest wait for the next run). */
   maxDropsPerRun?: number;
@@ -85,7 +85,7 @@ export class RequestLogMaintenance {
     const keepFrom = retention === undefined ? undefined : dayBound(nowMs - retention * dayMs);
     if (!this.deps.store.pool) {
       if (keepFrom === undefined) return { created: [], dropped: [], deletedRows: 0 };
-      const batchSize = this.options.sqliteBatchRows ?? 500;
+      const batchSize = this.options.sqliteBatchRows ?? 100;
       const run = await runInBatches(async (limit) => (this.stopped ? 0 : deleteRequestsBefore(this.deps.store.db, keepFrom, limit)), { batchSize });
       return { created: [], dropped: [], deletedRows: run.done };
     }
