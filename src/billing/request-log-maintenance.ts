@@ -53,6 +53,8 @@ export class RequestLogMaintenance {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  /** The backend of the run in progress (PostgreSQL), cancelled by `stop()`. */
+  private backendPid: number | undefined;
 
   constructor(
     private readonly deps: { store: Pick<Store, 'db' | 'pool' | 'sqlite'>; clock: Clock; logger: Logger },
@@ -64,7 +66,9 @@ export class RequestLogMaintenance {
     const interval = this.options.intervalMs ?? 3_600_000;
     const tick = () => {
       this.running = this.runOnce()
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'request log maintenance failed; trying again at the next interval'))
+        .catch((error: unknown) => {
+          if (!this.stopped) this.deps.logger.warn({ err: error }, 'request log maintenance failed; trying again at the next interval');
+        })
         .finally(() => {
           this.running = undefined;
           if (!this.stopped) this.timer = setTimeout(tick, interval * (0.75 + Math.random() / 2)).unref();
@@ -73,9 +77,16 @@ export class RequestLogMaintenance {
     tick();
   }
 
+  /**
+   * Stops, cancelling a statement in progress rather than waiting for it: a conversion's VALIDATE
+   * over a large log may take minutes, and every step is safe to cut (the next run starts the
+   * conversion over, and finishes an interrupted DETACH with FINALIZE).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    const pid = this.backendPid;
+    if (pid !== undefined) await this.deps.store.pool?.query('select pg_cancel_backend($1)', [pid]).catch(() => undefined);
     await this.running;
   }
 
@@ -119,10 +130,12 @@ export class RequestLogMaintenance {
     await client.connect();
     const lock = "hashtext('switchyard request log maintenance ' || current_schema())";
     try {
+      this.backendPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
       const locked = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(${lock}) as locked`);
       if (!locked.rows[0].locked) return { created: [], dropped: [], deletedRows: 0, skipped: true };
       return await work(client);
     } finally {
+      this.backendPid = undefined;
       await client.end().catch(() => undefined);
     }
   }

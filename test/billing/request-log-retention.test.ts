@@ -40,8 +40,9 @@ for (const database of testDatabases()) {
     beforeAll(async () => {
       clock = new ManualClock(start);
       gateway = await startSimulatedGateway({ databaseUrl: database.url, clock });
-      // The context's own maintenance ran once at start (on PostgreSQL: the conversion of the
-      // empty log); it is stopped so that this test decides when the clock moves and runs pass.
+      // The context's own maintenance started a run at start (on PostgreSQL: the conversion of
+      // the empty log, which stopping may cut short: the next run starts it over); it is stopped
+      // so that this test decides when the clock moves and runs pass.
       await requestLogMaintenance(gateway.test.context)?.stop();
       maintenance = new RequestLogMaintenance({ store: gateway.test.context.store, clock: gateway.test.context.clock, logger }, { retentionDays: 30, aheadDays: 3, sqliteBatchRows: 2, maxDropsPerRun: 10 });
     });
