@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatUtcDay } from '../../src/api/shared/decode-date-range.js';
 import { findRequest, insertRequests, listRequests } from '../../src/billing/db/requests.js';
-import { formerTable, listPartitions } from '../../src/billing/db/request-log-partitions.js';
+import { convertToPartitioned, formerTable, isPartitioned, listPartitions } from '../../src/billing/db/request-log-partitions.js';
 import { RequestLogMaintenance } from '../../src/billing/request-log-maintenance.js';
 import { readRequestLogRetentionDays } from '../../src/config/read-request-log-retention.js';
 import { createId } from '../../src/core/ids.js';
@@ -213,6 +214,49 @@ describe.skipIf(!postgres)('converting an existing request log on PostgreSQL', (
       expect((await findRequest(store.db, accountId, fresh.id))?.id).toBe(fresh.id);
       expect((await maintenance.runOnce()).created).toEqual([]);
     } finally {
+      await close();
+    }
+  });
+});
+
+describe.skipIf(!postgres)('converting a larger request log on PostgreSQL', () => {
+  it('lets writers go on while it validates, and keeps every row written meanwhile', async () => {
+    const { store, close } = await openTestStore(postgres!);
+    // A connection without the request path's statement timeout: the seed and the VALIDATE take what they take.
+    const client = new pg.Client({ ...store.pool!.options, query_timeout: undefined, options: String(store.pool!.options.options ?? '').replace(/-c statement_timeout=\d+/, '-c statement_timeout=0') });
+    try {
+      const now = Date.now();
+      const accountId = createId('acc');
+      await insertAccount(store.db, { id: accountId, name: accountId, createdAt: new Date(now).toISOString() });
+      const ids = Array.from({ length: 200_000 }, (_, index) => createId('req', now - 30 * dayMs + index * 12_000));
+      await client.connect();
+      await client.query(
+        `insert into requests (id, account_id, model, endpoint, status, created_at)
+         select id, $2, 'sim/openai-model', '/chat/completions', 'completed', $3 from unnest($1::text[]) as id`,
+        [ids, accountId, new Date(now).toISOString()],
+      );
+      let converting = true;
+      const written: string[] = [];
+      const writer = (async () => {
+        while (converting) {
+          const record = completedRecord(accountId);
+          await insertRequests(store.db, [record]);
+          written.push(record.id);
+        }
+      })();
+      const converted = convertToPartitioned(client, now).finally(() => (converting = false));
+      const started = performance.now();
+      await Promise.all([converted, writer]);
+      process.stdout.write(`conversion of 200,000 rows: ${Math.round(performance.now() - started)} ms, ${written.length} rows written meanwhile\n`);
+      // Writes completed while it ran: the scan holds no lock that stops them, only the last
+      // catalog change does, for a moment (a lock held throughout would have let at most one by).
+      expect(written.length).toBeGreaterThanOrEqual(3);
+      expect(await isPartitioned(client)).toBe(true);
+      const count = await sql<{ count: string }>`select count(*)::text as count from requests`.execute(store.db);
+      expect(Number(count.rows[0].count)).toBe(200_000 + written.length);
+      expect((await findRequest(store.db, accountId, written.at(-1)!))?.id).toBe(written.at(-1));
+    } finally {
+      await client.end().catch(() => undefined);
       await close();
     }
   });
