@@ -30,6 +30,8 @@ const USAGE = `npm run bench:scale -- [options]
   --postgres-url URL    (default BENCH_DATABASE_URL)
   --schema NAME         the PostgreSQL cache schema (default bench_scale_<shape>)
   --reseed              seed again even when the cache holds this shape
+  --reads PREFIXES      only the reads whose names start with one of these, comma-separated
+                        (e.g. requests,request_ for the request log alone, issue 52)
   --out DIR             results directory (default bench/results)`;
 
 function whole(name: string, text: string | undefined): number {
@@ -55,6 +57,7 @@ function readOptions() {
       'postgres-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? '' },
       schema: { type: 'string' },
       reseed: { type: 'boolean', default: false },
+      reads: { type: 'string' },
       out: { type: 'string', default: join(root, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -79,7 +82,8 @@ function readOptions() {
     throw new Error(`unknown store '${store}' (sqlite, postgres)`);
   });
   const timing = { calls: whole('calls', values.calls), readSeconds: whole('read-seconds', values['read-seconds']), minCalls: whole('min-calls', values['min-calls']), callTimeoutSeconds: whole('call-timeout', values['call-timeout']) };
-  return { shape, locations, timing, reseed: values.reseed, out: values.out };
+  const reads = values.reads ? values.reads.split(',').filter((prefix) => prefix.length > 0) : undefined;
+  return { shape, locations, timing, reseed: values.reseed, reads, out: values.out };
 }
 
 async function main(): Promise<void> {

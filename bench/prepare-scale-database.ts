@@ -10,7 +10,7 @@ import { seedScale, type SeedTimes } from './seed-scale.js';
 
 const execFileAsync = promisify(execFile);
 /** Bumped whenever the seed's rows change, so that an older cache is seeded again. */
-const seedVersion = 1;
+const seedVersion = 3;
 const markerTable = 'bench_scale_seed';
 
 /** Where one store's seeded database lives, and how `switchyard` reaches it. */
@@ -68,6 +68,9 @@ export async function prepareScaleDatabase(root: string, location: ScaleLocation
   try {
     const management = await db.rows<{ id: string }>(`select id from api_keys where account_id = '${created.data.id}' and management = 1`);
     const anchor: ScaleAnchor = { accountId: created.data.id, managementKeyId: management[0].id, ordinaryKeyId: ordinary.data.id, nowMs: Date.now() };
+    // A log that lived through its days is partitioned by day (issue 52): the seed's days go to
+    // partitions of their own, as they would have, rather than all into the one a conversion keeps.
+    if (location.dialect === 'postgres') await cli(['request-log-maintenance', '--empty-log-from', new Date(anchor.nowMs - (shape.days + 1) * 86_400_000).toISOString().slice(0, 10)]);
     const seed = await seedScale(db, shape, anchor, options.say);
     // The report reads summaries the books keep beside the rollups. The seeded rollups are where
     // an upgrade leaves those the summaries do not hold yet; the product's own backfill (the one

@@ -21,6 +21,8 @@ export interface ScaleStoreResult {
   database: string;
   seed: { reused: boolean; seededAt: string; seconds: number; cpuSeconds: number | null; phases: Record<string, number> };
   reads: ScaleReadResult[];
+  /** The request log on disk (table and indexes; every partition on PostgreSQL). */
+  requestLog: { rows: number; bytes: number; bytesPerMillionRows: number; partitions: number | null };
   goals: {
     readsP99: { limitMs: number; pass: boolean; failing: string[] };
     /** Judged on SQLite only (on PostgreSQL the queries do not run on the event loop); null there. */
@@ -39,6 +41,8 @@ export interface ScaleOptions {
   locations: ScaleLocation[];
   reseed: boolean;
   timing: TimingSettings;
+  /** Only the reads whose name starts with one of these (all when absent). */
+  reads?: string[];
   say: (line: string) => void;
 }
 
@@ -93,10 +97,13 @@ function readCommit(root: string): string | null {
 }
 
 /** Seeds (or reuses) one store, starts `switchyard serve` on it and times every read through the API. */
-export async function runScaleOnStore(root: string, location: ScaleLocation, shape: ScaleShape, options: { reseed: boolean; timing: TimingSettings; say: (line: string) => void }): Promise<ScaleStoreResult> {
+export async function runScaleOnStore(root: string, location: ScaleLocation, shape: ScaleShape, options: { reseed: boolean; timing: TimingSettings; reads?: string[]; say: (line: string) => void }): Promise<ScaleStoreResult> {
   const { marker, reused } = await atLowPriority(() => prepareScaleDatabase(root, location, shape, options), options.say);
   if (reused) options.say(`${location.dialect}: reusing the seed of ${marker.seededAt} in ${describeLocation(location)} (--reseed to seed again)`);
   const facts = await readFacts(location, marker);
+  const requestLog = await measureRequestLog(location, marker.shape.requestRows);
+  options.say(`${location.dialect}: request log ${(requestLog.bytes / 1e6).toFixed(0)} MB for ${requestLog.rows.toLocaleString('en')} rows: ${(requestLog.bytesPerMillionRows / 1e6).toFixed(0)} MB per million rows${requestLog.partitions === null ? '' : `, ${requestLog.partitions} partitions`}`);
+  const reads = listScaleReads(facts).filter((read) => !options.reads || options.reads.some((prefix) => read.name.startsWith(prefix)));
   const directory = await createScratchDirectory('switchyard-scale-');
   const adminToken = randomBytes(24).toString('base64url');
   const port = await findFreePort();
@@ -108,9 +115,9 @@ export async function runScaleOnStore(root: string, location: ScaleLocation, sha
   try {
     const origin = `http://127.0.0.1:${port}`;
     await waitForHttp(`${origin}/health`, child, serveStartTimeoutMs);
-    options.say(`${location.dialect}: timing ${listScaleReads(facts).length} reads through ${origin}`);
-    const timings = await timeScaleReads(origin, { management: marker.managementKey, ordinary: marker.ordinaryKey, admin: adminToken }, listScaleReads(facts), options.timing, options.say);
-    return judge(location, marker, reused, timings);
+    options.say(`${location.dialect}: timing ${reads.length} reads through ${origin}`);
+    const timings = await timeScaleReads(origin, { management: marker.managementKey, ordinary: marker.ordinaryKey, admin: adminToken }, reads, options.timing, options.say);
+    return { ...judge(location, marker, reused, timings), requestLog };
   } finally {
     await child.stop(5000);
   }
@@ -135,7 +142,31 @@ async function atLowPriority<T>(work: () => Promise<T>, say: (line: string) => v
   }
 }
 
-function judge(location: ScaleLocation, marker: SeedMarker, reused: boolean, timings: ReadTiming[]): ScaleStoreResult {
+/** The request log's size on disk: its table and indexes (SQLite: their pages, by `dbstat`; PostgreSQL: every partition's). */
+async function measureRequestLog(location: ScaleLocation, rows: number): Promise<ScaleStoreResult['requestLog']> {
+  const db = await openScaleDatabase(location);
+  try {
+    let bytes: number;
+    let partitions: number | null = null;
+    if (location.dialect === 'sqlite') {
+      const [size] = await db.rows<{ bytes: number }>(
+        "select sum(pgsize) as bytes from dbstat where name in (select name from sqlite_master where tbl_name = 'requests')",
+      );
+      bytes = Number(size.bytes);
+    } else {
+      const [size] = await db.rows<{ bytes: string; partitions: string }>(
+        "select sum(pg_total_relation_size(relid))::text as bytes, (count(*) filter (where isleaf))::text as partitions from pg_partition_tree('requests')",
+      );
+      bytes = Number(size.bytes);
+      partitions = Number(size.partitions);
+    }
+    return { rows, bytes, bytesPerMillionRows: Math.round((bytes / rows) * 1e6), partitions };
+  } finally {
+    await db.close();
+  }
+}
+
+function judge(location: ScaleLocation, marker: SeedMarker, reused: boolean, timings: ReadTiming[]): Omit<ScaleStoreResult, 'requestLog'> {
   const reads = timings.map((timing) => ({ ...timing, pass: timing.p99Ms < scaleGoals.readP99Ms && timing.problem === null }));
   const worstHealthMs = Math.max(...reads.map((read) => read.worstHealthMs));
   const loopDelays = reads.flatMap((read) => (read.loopDelayMaxMs === null ? [] : [read.loopDelayMaxMs]));

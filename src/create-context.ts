@@ -23,6 +23,8 @@ import { UsageSummariesBackfill } from './billing/backfill-usage-summaries.js';
 import { imageTaskHandler } from './media/image-task-handler.js';
 import { createTracingFromEnv, type Tracing } from './telemetry/create-tracing.js';
 import { AutoTopUpSweep } from './payments/auto-top-up-sweep.js';
+import { RequestLogMaintenance, type RequestLogMaintenanceOptions } from './billing/request-log-maintenance.js';
+import { readRequestLogRetentionDays } from './config/read-request-log-retention.js';
 import { createPaymentProvider } from './payments/create-payment-provider.js';
 
 export interface ContextOptions {
@@ -40,6 +42,8 @@ export interface ContextOptions {
   leases?: false | NonNullable<LedgerOptions['leases']>;
   /** Task engine settings (lease, batch, idle pause, jitter); tests shorten them. */
   tasks?: Partial<Omit<TaskEngineOptions, 'instanceId'>>;
+  /** Request log partitions and retention; default: retention from `SWITCHYARD_REQUEST_LOG_RETENTION_DAYS`. */
+  requestLog?: RequestLogMaintenanceOptions;
   /** Tracing (tests pass an in-memory exporter's); default: from the OTEL_* environment, off without an endpoint. */
   tracing?: Tracing | null;
 }
@@ -48,6 +52,8 @@ export interface ContextOptions {
 const tracingOf = new WeakMap<AppContext, Tracing>();
 /** Each context's usage summaries backfill (migration 2026-12-07-1300), stopped before its store closes. */
 const backfillOf = new WeakMap<AppContext, UsageSummariesBackfill>();
+/** Each context's request log maintenance (partitions ahead, retention behind), stopped before its store closes. */
+const requestLogMaintenanceOf = new WeakMap<AppContext, RequestLogMaintenance>();
 /** Each context's auto top-up sweep (payments configured only), stopped before its store closes. */
 const autoTopUpOf = new WeakMap<AppContext, AutoTopUpSweep>();
 
@@ -102,6 +108,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const backfill = new UsageSummariesBackfill(store, { logger });
   backfillOf.set(context, backfill);
   void backfill.start();
+  const maintenance = new RequestLogMaintenance({ store, clock, logger }, { retentionDays: readRequestLogRetentionDays(), ...options.requestLog });
+  requestLogMaintenanceOf.set(context, maintenance);
+  maintenance.start();
   const paymentProvider = createPaymentProvider(config);
   if (paymentProvider && config.payments?.stripe) {
     const sweep = new AutoTopUpSweep(context, paymentProvider, config.payments.stripe);
@@ -144,10 +153,16 @@ export function createLogger(level: string): Logger {
   );
 }
 
+/** The context's request log maintenance (tests run it under their clock). */
+export function requestLogMaintenance(context: AppContext): RequestLogMaintenance | undefined {
+  return requestLogMaintenanceOf.get(context);
+}
+
 export async function closeContext(context: AppContext): Promise<void> {
   await context.tasks.stop();
   await autoTopUpOf.get(context)?.stop();
   await backfillOf.get(context)?.stop();
+  await requestLogMaintenanceOf.get(context)?.stop();
   await context.requestLog.close();
   // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.
   await context.ledger.stopInstance().catch(() => undefined);

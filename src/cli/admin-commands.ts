@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import pino from 'pino';
 import { addCredits } from '../accounts/add-credits.js';
 import { createAccount } from '../accounts/create-account.js';
 import { createApiKey } from '../accounts/create-api-key.js';
@@ -22,6 +23,9 @@ import { describeAuthSettings } from '../people/describe-auth-settings.js';
 import { listUsersPage } from '../people/list-users.js';
 import { addMember, encodeAddedMember } from '../people/add-member.js';
 import { isMemberRole } from '../people/roles.js';
+import { RequestLogMaintenance } from '../billing/request-log-maintenance.js';
+import { readRequestLogRetentionDays } from '../config/read-request-log-retention.js';
+import { parseUtcDay } from '../api/shared/decode-date-range.js';
 
 /**
  * `switchyard admin …`: the admin API's operations, run straight on the database named by
@@ -156,6 +160,19 @@ export function registerAdminCommands(program: Command): Command {
     .command('backfill-usage')
     .description('sum the usage written before the usage summaries existed into them now, and wait until done (serve does it in the background)')
     .action(() => withStore(async (store) => ({ data: await new UsageSummariesBackfill(store).start() })));
+  admin
+    .command('request-log-maintenance')
+    .description('run the request log maintenance once now (serve runs it at start and hourly): on PostgreSQL partition the log by day and make the days ahead; drop what is past the retention')
+    .option('--retention-days <days>', 'days kept (default SWITCHYARD_REQUEST_LOG_RETENTION_DAYS; unset: kept forever)')
+    .option('--empty-log-from <day>', 'PostgreSQL, a log not yet partitioned and still empty: its day partitions start at this UTC day (YYYY-MM-DD), for a log about to be filled with past days')
+    .action((options: { retentionDays?: string; emptyLogFrom?: string }) =>
+      withStore(async (store) => {
+        const retentionDays = readRequestLogRetentionDays(options.retentionDays === undefined ? process.env : { SWITCHYARD_REQUEST_LOG_RETENTION_DAYS: options.retentionDays });
+        const emptyLogFromMs = options.emptyLogFrom === undefined ? undefined : parseUtcDay(options.emptyLogFrom, 'empty-log-from');
+        const maintenance = new RequestLogMaintenance({ store, clock: systemClock, logger: pino({ level: 'silent' }) }, { retentionDays, emptyLogFromMs, maxDropsPerRun: Number.POSITIVE_INFINITY });
+        return { data: await maintenance.runOnce() };
+      }),
+    );
   return admin;
 }
 

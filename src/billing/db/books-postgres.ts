@@ -171,7 +171,8 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
              insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at)
              select * from unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::int8[], $12::text[], $13::text[], $14::text[])),
            costs as (
-             update requests set cost = v.cost from unnest($15::text[], $16::int8[]) as v(id, cost) where requests.id = v.id),
+             update requests set cost = v.cost from unnest($15::text[], $16::int8[]) as v(id, cost)
+             where requests.id = v.id and requests.id between $34 and $35),
            rolled as (
              insert into usage_rollups (account_id, day, key_id, model, provider, requests, prompt_tokens, completion_tokens, cost)
              select * from unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::int[], $23::int8[], $24::int8[], $25::int8[])
@@ -211,8 +212,26 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
       mapPacked(summaries, (delta) => delta.promptTokens.toString()),
       mapPacked(summaries, (delta) => delta.completionTokens.toString()),
       mapPacked(summaries, (delta) => delta.cost.toString()),
+      ...idRange(costs),
     ],
   });
+}
+
+/**
+ * The least and greatest id of the corrected costs: on the partitioned request log
+ * (`request-log-partitions.ts`) the bound lets the planner keep only the partitions of those days
+ * (usually today's), where a join alone would plan and lock every day of the year. No costs: a
+ * range no partition holds ('~' sorts after every id), so none is touched.
+ */
+function idRange(costs: ReadonlyArray<{ id: string }>): [string, string] {
+  if (costs.length === 0) return ['~', '~'];
+  let least = costs[0].id;
+  let greatest = least;
+  for (const { id } of costs) {
+    if (id < least) least = id;
+    if (id > greatest) greatest = id;
+  }
+  return [least, greatest];
 }
 
 const insertSummaries = 'insert into usage_summaries (account_id, dimension, period, value, requests, prompt_tokens, completion_tokens, cost)';

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RequestLogErrorCode } from '../../errors/request-log-codes.js';
 import type { Database, RequestsTable } from '../../store/database.js';
 import { toBigInt, toBoolean, toNumber } from '../../store/convert.js';
+import { idFloorAt, readIdTime } from '../../core/id-time.js';
 import type { RequestRecord, RequestStatus } from '../request-record.js';
 
 export interface RequestFilter {
@@ -45,11 +46,38 @@ export async function findRequest(db: Kysely<Database>, accountId: string, id: s
   return row ? toRecord(row) : undefined;
 }
 
-/** Newest first; `cursor` is the last id of the previous page. */
-export async function listRequests(db: Kysely<Database>, filter: RequestFilter, page: { limit: number; cursor?: string }): Promise<RequestRecord[]> {
-  const rows = await requestsQuery(db, filter, page).execute();
-  return rows.map(toRecord);
+/**
+ * Newest first; `cursor` is the last id of the previous page.
+ *
+ * `byDays` (the partitioned log on PostgreSQL, `request-log-partitions.ts`): the page is read
+ * window after window of days going back from its upper bound — the day it starts in, then 1, 2,
+ * 4, … days before — each query bounded by id so the planner keeps only those days' partitions,
+ * until the page is full or the range is covered; the rest (older than ~a year and a half) in one
+ * last query. One query over a year of partitions would open all of them for every page (~20 ms
+ * of planning and executor start at 365, measured), where a page of recent rows needs one day.
+ * `byDays` is the newest id time to expect (now, by the ids' clock).
+ */
+export async function listRequests(db: Kysely<Database>, filter: RequestFilter, page: { limit: number; cursor?: string }, options: { byDays?: number } = {}): Promise<RequestRecord[]> {
+  if (options.byDays === undefined) return (await requestsQuery(db, filter, page).execute()).map(toRecord);
+  const upper = [page.cursor, filter.idBefore].reduce<string | undefined>((least, id) => (id !== undefined && (least === undefined || id < least) ? id : least), undefined);
+  let floorMs = Math.floor(Math.min(options.byDays, upper === undefined ? options.byDays : (readIdTime(upper) ?? options.byDays)) / dayMs) * dayMs;
+  const rows: Array<Selectable<RequestsTable>> = [];
+  let before = upper;
+  for (let span = 1; ; span *= 2) {
+    const last = span > 512;
+    const floor = last ? undefined : idFloorAt(requestIdPrefix, floorMs);
+    const lowest = floor === undefined || (filter.idFrom !== undefined && filter.idFrom >= floor);
+    const window = { ...filter, idFrom: lowest ? filter.idFrom : floor, idBefore: before };
+    rows.push(...(await requestsQuery(db, window, { limit: page.limit - rows.length }).execute()));
+    if (rows.length >= page.limit || lowest) return rows.map(toRecord);
+    before = floor;
+    floorMs -= span * dayMs;
+  }
 }
+
+const dayMs = 86_400_000;
+/** Request ids' prefix (`createId('req')`): a day's first id is `idFloorAt` of it. */
+const requestIdPrefix = 'req';
 
 /** The query `listRequests` runs (exported for the test of which index it uses). */
 export function requestsQuery(db: Kysely<Database>, filter: RequestFilter, page: { limit: number; cursor?: string }) {
@@ -139,4 +167,17 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     toolCost: row.tool_cost === null || row.tool_cost === undefined ? null : toBigInt(row.tool_cost),
     errorMessage: row.error_message ?? null,
   };
+}
+
+/**
+ * Deletes up to `limit` of the oldest rows whose id is below `beforeId` (the retention on SQLite,
+ * where there are no partitions to drop) and says how many: one short statement that reads the
+ * primary key in order, so a batch costs its own rows whatever the log's size.
+ */
+export async function deleteRequestsBefore(db: Kysely<Database>, beforeId: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('requests')
+    .where('id', 'in', (query) => query.selectFrom('requests').select('id').where('id', '<', beforeId).orderBy('id').limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,0 +1,272 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUtcDay } from '../../src/api/shared/decode-date-range.js';
+import { findRequest, insertRequests, listRequests } from '../../src/billing/db/requests.js';
+import { convertToPartitioned, formerTable, isPartitioned, listPartitions } from '../../src/billing/db/request-log-partitions.js';
+import { RequestLogMaintenance } from '../../src/billing/request-log-maintenance.js';
+import { readRequestLogRetentionDays } from '../../src/config/read-request-log-retention.js';
+import { createId } from '../../src/core/ids.js';
+import { requestLogMaintenance } from '../../src/create-context.js';
+import { insertAccount } from '../../src/store/repositories/accounts.js';
+import { completedRecord } from '../helpers/completed-record.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { openTestStore } from '../helpers/open-test-store.js';
+import { startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
+import { testDatabases } from '../helpers/test-databases.js';
+
+// Node 20's fetch types answer `unknown`; these tests read the shapes they assert.
+type Json = any;
+
+const dayMs = 86_400_000;
+const logger = pino({ level: 'silent' });
+
+describe('SWITCHYARD_REQUEST_LOG_RETENTION_DAYS', () => {
+  it('keeps forever when unset, and refuses fewer than 7 days or a fraction', () => {
+    expect(readRequestLogRetentionDays({})).toBeUndefined();
+    expect(readRequestLogRetentionDays({ SWITCHYARD_REQUEST_LOG_RETENTION_DAYS: ' 30 ' })).toBe(30);
+    expect(() => readRequestLogRetentionDays({ SWITCHYARD_REQUEST_LOG_RETENTION_DAYS: '6' })).toThrow(/at least 7/);
+    expect(() => readRequestLogRetentionDays({ SWITCHYARD_REQUEST_LOG_RETENTION_DAYS: '7.5' })).toThrow(/whole number/);
+  });
+});
+
+for (const database of testDatabases()) {
+  describe(`request log retention on ${database.name}, driven by the context clock`, () => {
+    let gateway: SimulatedGateway;
+    let clock: ManualClock;
+    let maintenance: RequestLogMaintenance;
+    const start = Date.now();
+
+    beforeAll(async () => {
+      clock = new ManualClock(start);
+      gateway = await startSimulatedGateway({ databaseUrl: database.url, clock });
+      // The context's own maintenance started a run at start (on PostgreSQL: the conversion of
+      // the empty log, which stopping may cut short: the next run starts it over); it is stopped
+      // so that this test decides when the clock moves and runs pass.
+      await requestLogMaintenance(gateway.test.context)?.stop();
+      maintenance = new RequestLogMaintenance({ store: gateway.test.context.store, clock: gateway.test.context.clock, logger }, { retentionDays: 30, aheadDays: 3, sqliteBatchRows: 2, maxDropsPerRun: 10 });
+    });
+    afterAll(async () => gateway?.close());
+
+    const get = async (key: string, path: string) => {
+      const response = await gateway.test.app.inject({ method: 'GET', url: `/v1${path}`, headers: { authorization: `Bearer ${key}` } });
+      return { status: response.statusCode, body: response.json() as Json };
+    };
+    const listAll = async (key: string, query = '') => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await get(key, `/requests?limit=1${query}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        ids.push(...page.body.data.map((row: Json) => row.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return ids;
+    };
+
+    it('creates days ahead, drops the days behind the retention, and keeps their usage', async () => {
+      const { key, accountId } = await gateway.test.createAccount({ credits: 10 });
+      // A request through the gateway: reserved, charged, logged and rolled up by the books.
+      const chat = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sim/openai-model', messages: [{ role: 'user', content: 'hello' }] }),
+      });
+      expect(chat.status).toBe(200);
+      const served = chat.headers.get('x-request-id')!;
+      const at = (ms: number, overrides: Parameters<typeof completedRecord>[1] = {}) =>
+        completedRecord(accountId, { id: createId('req', ms), createdAt: new Date(ms).toISOString(), promptTokens: 2, completionTokens: 3, cost: 5n, ...overrides });
+      const old = at(start - 20 * dayMs);
+      await gateway.test.context.requestLog.record(old);
+      await gateway.test.context.requestLog.flush();
+
+      const first = await maintenance.runOnce();
+      if (database.name === 'postgres') {
+        // Converted at start (empty), then kept: ready 3 days past today, nothing dropped yet.
+        const partitions = await withClient((client) => listPartitions(client));
+        expect(partitions[0].name).toBe(formerTable);
+        expect(partitions.at(-1)!.to >= createId('req', start + 3 * dayMs).slice(0, 14)).toBe(true);
+        expect(first.dropped).toEqual([]);
+      } else {
+        expect(first.deletedRows).toBe(0);
+      }
+
+      // Ten days on: the days written now land in partitions of their own, made ahead.
+      clock.advance(10 * dayMs);
+      const ahead = await maintenance.runOnce();
+      if (database.name === 'postgres') expect(ahead.created.length).toBeGreaterThan(0);
+      const kept = at(clock.now().getTime(), { model: 'sim/gemini-model', provider: 'sim-gemini' });
+      const keptNextDay = at(clock.now().getTime() + dayMs, { status: 'failed', errorCode: 'upstream_error', completionTokens: 0, cost: 0n });
+      for (const record of [kept, keptNextDay]) await gateway.test.context.requestLog.record(record);
+      await gateway.test.context.requestLog.flush();
+      expect(await listAll(key)).toEqual([keptNextDay.id, kept.id, served, old.id]);
+
+      const usageRange = `/usage?from=${formatUtcDay(start - 25 * dayMs)}&to=${formatUtcDay(start + 15 * dayMs)}`;
+      const before = (await get(key, usageRange)).body.data.total;
+      expect(before.requests).toBe(4);
+
+      // 35 days after the start, 30 days kept: the gateway's request and the old row are past it.
+      clock.advance(25 * dayMs);
+      const behind = await maintenance.runOnce();
+      if (database.name === 'postgres') {
+        expect(behind.dropped).toContain(formerTable);
+        const partitions = await withClient((client) => listPartitions(client));
+        expect(partitions.every((partition) => partition.to > createId('req', clock.now().getTime() - 30 * dayMs).slice(0, 14))).toBe(true);
+      } else {
+        // Two rows, in batches of two: one full batch, then one that finds nothing more.
+        expect(behind.deletedRows).toBe(2);
+      }
+      expect(await listAll(key)).toEqual([keptNextDay.id, kept.id]);
+      expect((await get(key, `/requests/${old.id}`)).status).toBe(404);
+      expect((await get(key, `/requests/${served}`)).status).toBe(404);
+      expect((await get(key, `/requests/${kept.id}`)).body.data.id).toBe(kept.id);
+      expect(await listAll(key, '&model=sim/gemini-model')).toEqual([kept.id]);
+      expect(await listAll(key, '&provider=sim-gemini')).toEqual([kept.id]);
+      expect(await listAll(key, '&status=failed')).toEqual([keptNextDay.id]);
+      expect(await listAll(key, `&from=${formatUtcDay(Date.parse(kept.createdAt))}&to=${formatUtcDay(Date.parse(kept.createdAt))}`)).toEqual([kept.id]);
+      // The usage of the dropped days stays: the books wrote it with each row, in one transaction.
+      expect((await get(key, usageRange)).body.data.total).toEqual(before);
+
+      // A later run finds nothing more to drop, and writes keep landing.
+      const again = await maintenance.runOnce();
+      expect(again.dropped).toEqual([]);
+      expect(again.deletedRows).toBe(0);
+      const later = at(clock.now().getTime());
+      await gateway.test.context.requestLog.record(later);
+      await gateway.test.context.requestLog.flush();
+      expect((await listAll(key))[0]).toBe(later.id);
+    });
+
+    async function withClient<T>(work: (client: import('pg').PoolClient) => Promise<T>): Promise<T> {
+      const client = await gateway.test.context.store.pool!.connect();
+      try {
+        return await work(client);
+      } finally {
+        client.release();
+      }
+    }
+  });
+}
+
+const postgres = testDatabases().find((database) => database.name === 'postgres');
+
+describe.skipIf(!postgres)('converting an existing request log on PostgreSQL', () => {
+  it('keeps its rows, keeps serving and writing, and prunes a read by id to one partition', async () => {
+    const { store, close } = await openTestStore(postgres!);
+    try {
+      const now = Date.now();
+      const accountId = createId('acc');
+      await insertAccount(store.db, { id: accountId, name: accountId, createdAt: new Date(now).toISOString() });
+      // An unpartitioned log with rows over the last 40 days, as a deployment has it before the upgrade.
+      const rows = Array.from({ length: 3_000 }, (_, index) => {
+        const ms = now - 40 * dayMs + index * 1_150_000;
+        return completedRecord(accountId, { id: createId('req', ms), createdAt: new Date(ms).toISOString(), model: index % 3 === 0 ? 'sim/gemini-model' : 'sim/openai-model' });
+      });
+      await insertRequests(store.db, rows);
+      const clock = new ManualClock(now);
+      const maintenance = new RequestLogMaintenance({ store, clock, logger }, { aheadDays: 2 });
+
+      const run = await maintenance.runOnce();
+      expect(run.convertedAt).toBeDefined();
+      const partitions = await listPartitionsOf(store);
+      expect(partitions.map((partition) => partition.name)).toEqual([formerTable, ...run.created]);
+      expect(partitions[0].from).toBeUndefined();
+      expect(Number((await sql<{ count: string }>`select count(*)::text as count from requests`.execute(store.db)).rows[0].count)).toBe(3_000);
+      expect(Number((await sql<{ count: string }>`select count(*)::text as count from requests_before_partitions`.execute(store.db)).rows[0].count)).toBe(3_000);
+      // The indexes kept their names on the parent; the status index is still partial.
+      const indexes = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where tablename = 'requests' and schemaname = current_schema()`.execute(store.db);
+      expect(indexes.rows.map((row) => row.indexname).sort()).toEqual(['requests_account_idx', 'requests_account_key_idx', 'requests_account_model_idx', 'requests_account_provider_idx', 'requests_account_status_idx', 'requests_end_user_idx', 'requests_pkey']);
+      expect(indexes.rows.find((row) => row.indexname === 'requests_account_status_idx')!.indexdef).toMatch(/WHERE \(status <> 'completed'::text\)/);
+
+      const newest = await listRequests(store.db, { accountId }, { limit: 50 });
+      expect(newest.map((row) => row.id)).toEqual(rows.slice(-50).map((row) => row.id).reverse());
+      const gemini = await listRequests(store.db, { accountId, model: 'sim/gemini-model' }, { limit: 5, cursor: rows[2_999 - 10].id });
+      expect(gemini.every((row) => row.model === 'sim/gemini-model' && row.id < rows[2_989].id)).toBe(true);
+      expect((await findRequest(store.db, accountId, rows[17].id))?.id).toBe(rows[17].id);
+      // Read a few days at a time (as the API does on PostgreSQL), a page is the same page.
+      for (const [filter, page] of [
+        [{ accountId }, { limit: 51 }],
+        [{ accountId, model: 'sim/gemini-model' }, { limit: 700 }],
+        [{ accountId }, { limit: 3_001, cursor: rows[2_000].id }],
+        [{ accountId, idFrom: rows[100].id, idBefore: rows[900].id }, { limit: 2_000 }],
+        [{ accountId, model: 'sim/gemini-model' }, { limit: 10, cursor: rows[50].id }],
+      ] as const) {
+        const whole = await listRequests(store.db, filter, page);
+        expect(whole.length).toBeGreaterThan(0);
+        expect((await listRequests(store.db, filter, page, { byDays: Date.now() })).map((row) => row.id)).toEqual(whole.map((row) => row.id));
+      }
+
+      // New days go to partitions of their own; a second run converts nothing and adds nothing.
+      clock.advance(3 * dayMs);
+      const ahead = await maintenance.runOnce();
+      expect(ahead.convertedAt).toBeUndefined();
+      const fresh = completedRecord(accountId, { id: createId('req', clock.now().getTime()), createdAt: clock.now().toISOString() });
+      expect(await insertRequests(store.db, [fresh])).toEqual([fresh.id]);
+      // Written again (a batch retried after a lost commit answer): counted once, on a partitioned table too.
+      expect(await insertRequests(store.db, [fresh])).toEqual([]);
+      const home = await sql<{ table: string }>`select tableoid::regclass::text as table from requests where id = ${fresh.id}`.execute(store.db);
+      expect(home.rows[0].table).not.toBe(formerTable);
+      const plan = await sql<{ 'QUERY PLAN': string }>`explain select * from requests where account_id = ${accountId} and id = ${fresh.id}`.execute(store.db);
+      const scanned = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(scanned).toContain(home.rows[0].table);
+      expect(scanned).not.toContain(formerTable);
+      expect((await findRequest(store.db, accountId, fresh.id))?.id).toBe(fresh.id);
+      expect((await maintenance.runOnce()).created).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe.skipIf(!postgres)('converting a larger request log on PostgreSQL', () => {
+  it('lets writers go on while it validates, and keeps every row written meanwhile', async () => {
+    const { store, close } = await openTestStore(postgres!);
+    // A connection without the request path's statement timeout: the seed and the VALIDATE take what they take.
+    const client = new pg.Client({ ...store.pool!.options, query_timeout: undefined, options: String(store.pool!.options.options ?? '').replace(/-c statement_timeout=\d+/, '-c statement_timeout=0') });
+    try {
+      const now = Date.now();
+      const accountId = createId('acc');
+      await insertAccount(store.db, { id: accountId, name: accountId, createdAt: new Date(now).toISOString() });
+      const ids = Array.from({ length: 200_000 }, (_, index) => createId('req', now - 30 * dayMs + index * 12_000));
+      await client.connect();
+      await client.query(
+        `insert into requests (id, account_id, model, endpoint, status, created_at)
+         select id, $2, 'sim/openai-model', '/chat/completions', 'completed', $3 from unnest($1::text[]) as id`,
+        [ids, accountId, new Date(now).toISOString()],
+      );
+      let converting = true;
+      const written: string[] = [];
+      const writer = (async () => {
+        while (converting) {
+          const record = completedRecord(accountId);
+          await insertRequests(store.db, [record]);
+          written.push(record.id);
+        }
+      })();
+      const converted = convertToPartitioned(client, now).finally(() => (converting = false));
+      const started = performance.now();
+      await Promise.all([converted, writer]);
+      process.stdout.write(`conversion of 200,000 rows: ${Math.round(performance.now() - started)} ms, ${written.length} rows written meanwhile\n`);
+      // Writes completed while it ran: the scan holds no lock that stops them, only the last
+      // catalog change does, for a moment (a lock held throughout would have let at most one by).
+      expect(written.length).toBeGreaterThanOrEqual(3);
+      expect(await isPartitioned(client)).toBe(true);
+      const count = await sql<{ count: string }>`select count(*)::text as count from requests`.execute(store.db);
+      expect(Number(count.rows[0].count)).toBe(200_000 + written.length);
+      expect((await findRequest(store.db, accountId, written.at(-1)!))?.id).toBe(written.at(-1));
+    } finally {
+      await client.end().catch(() => undefined);
+      await close();
+    }
+  });
+});
+
+async function listPartitionsOf(store: { pool?: import('pg').Pool }) {
+  const client = await store.pool!.connect();
+  try {
+    return await listPartitions(client);
+  } finally {
+    client.release();
+  }
+}
