@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { useApi } from '../use-api.js';
 import type { RequestFilters } from './request-row.js';
 
@@ -16,7 +16,7 @@ const statuses = ['completed', 'failed', 'aborted', 'refused'];
  * names that the lists lack (a model since removed) stays choosable, so the form shows the filter
  * in force.
  */
-export function RequestFiltersForm(props: { token: string; management: boolean; applied: RequestFilters; onApply: (filters: RequestFilters) => void; onRefresh: () => void }) {
+export function RequestFiltersForm(props: { token: Credential; management: boolean; applied: RequestFilters; onApply: (filters: RequestFilters) => void; onRefresh: () => void }) {
   const { token, management, applied } = props;
   const [draft, setDraft] = useState(applied);
   // Back, Forward or a link changed the filters in force: the form follows.

@@ -1,0 +1,100 @@
+import { useMemo, useState } from 'preact/hooks';
+import { callApi, type AccountSession } from '../api.js';
+import { ErrorMessage } from '../components/status.js';
+import { Shell, useCurrentView, type Tab } from '../components/shell.js';
+import type { Landing } from '../landing.js';
+import { chooseAccount, rememberAccount, seesBilling, type Membership, type PersonSession, type Role } from '../person-session.js';
+import { BillingView } from './billing-view.js';
+import { KeysView } from './keys-view.js';
+import { MessengerView } from './messenger-view.js';
+import { ModelsView } from './models-view.js';
+import { ProvidersView } from './providers-view.js';
+import { RequestsView } from './requests-view.js';
+import { SessionsView } from './sessions-view.js';
+import { UsageView } from './usage-view.js';
+
+/** What each role may open (§8): the API refuses the rest anyway; the page does not offer it. */
+function tabsFor(role: Role | null): Tab[] {
+  const sessions = { id: 'sessions', label: 'Sessions' };
+  if (role === null) return [sessions];
+  const manages = seesBilling(role);
+  return [
+    ...(manages ? [{ id: 'billing', label: 'Billing' }] : []),
+    { id: 'usage', label: 'Usage' },
+    { id: 'requests', label: 'Requests' },
+    ...(role !== 'viewer' ? [{ id: 'keys', label: 'Keys' }] : []),
+    ...(manages ? [{ id: 'providers', label: 'Default providers' }] : []),
+    { id: 'models', label: 'Models' },
+    ...(manages ? [{ id: 'messenger', label: 'Messenger' }] : []),
+    sessions,
+  ];
+}
+
+const roleNames: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member', viewer: 'Viewer' };
+
+/** A person signed in with the cookie session, acting for one of their accounts at a time. */
+export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSession; topUp?: Landing['topUp']; onSignedOut: () => void }) {
+  const [account, setAccount] = useState<Membership | null>(() => chooseAccount(session));
+  // One credential object per account: the views reload when it changes, and only then.
+  const token = useMemo<AccountSession>(() => ({ kind: 'session', accountId: account?.id ?? '', csrfToken: session.csrfToken }), [account?.id, session.csrfToken]);
+  const tabs = tabsFor(account?.role ?? null);
+  const { route, current } = useCurrentView(tabs);
+  const [error, setError] = useState<unknown>(null);
+  const signOut = async () => {
+    setError(null);
+    try {
+      await callApi(token, 'POST', '/auth/sign-out');
+      onSignedOut();
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  const who = session.user.name ?? session.user.email ?? 'Signed in';
+  const switcher =
+    session.accounts.length > 1 ? (
+      <label class="account-switcher">
+        Account
+        <select
+          value={account?.id}
+          onChange={(event) => {
+            const next = session.accounts.find((membership) => membership.id === (event.target as HTMLSelectElement).value) ?? null;
+            if (next) rememberAccount(next.id);
+            setAccount(next);
+          }}
+        >
+          {session.accounts.map((membership) => (
+            <option key={membership.id} value={membership.id}>
+              {membership.name} ({roleNames[membership.role]})
+            </option>
+          ))}
+        </select>
+      </label>
+    ) : null;
+  const manages = account !== null && seesBilling(account.role);
+  return (
+    <Shell
+      title="Switchyard account"
+      subtitle={account ? `${who} · ${account.name} · ${roleNames[account.role]}` : who}
+      tabs={tabs}
+      current={current}
+      onSignOut={() => void signOut()}
+      toolbar={switcher}
+    >
+      {error !== null && <ErrorMessage error={error} />}
+      {account === null && <p class="status empty">You are signed in, but you are not a member of any account yet. Ask an account owner for an invite.</p>}
+      {account && (
+        // Keyed by account: a switch starts every view afresh (paging, forms, open details).
+        <div key={account.id}>
+          {current === 'billing' && <BillingView token={token} topUp={topUp} />}
+          {current === 'usage' && <UsageView token={token} path="/v1/usage" keysPath={account.role === 'viewer' ? undefined : '/v1/keys'} />}
+          {current === 'requests' && <RequestsView token={token} management={account.role !== 'viewer'} route={route} />}
+          {current === 'keys' && <KeysView token={token} />}
+          {current === 'providers' && manages && <ProvidersView token={token} />}
+          {current === 'models' && <ModelsView token={token} />}
+          {current === 'messenger' && manages && <MessengerView token={token} />}
+        </div>
+      )}
+      {current === 'sessions' && <SessionsView token={token} onSignedOut={onSignedOut} />}
+    </Shell>
+  );
+}
