@@ -2,9 +2,11 @@ import { Shell, useCurrentView, type Tab } from '../components/shell.js';
 import type { Session } from '../session.js';
 import { AccountsView } from './accounts-view.js';
 import { HealthView } from './health-view.js';
+import { UsersView } from './users-view.js';
 
 const tabs: Tab[] = [
   { id: 'accounts', label: 'Accounts' },
+  { id: 'users', label: 'Users' },
   { id: 'health', label: 'Provider health' },
 ];
 
@@ -13,6 +15,7 @@ export function OperatorShell({ session, onSignOut }: { session: Session; onSign
   return (
     <Shell title="Switchyard operator console" subtitle="Signed in with the admin token" tabs={tabs} current={current} onSignOut={onSignOut}>
       {current === 'accounts' && <AccountsView token={session.token} route={route} />}
+      {current === 'users' && <UsersView token={session.token} />}
       {current === 'health' && <HealthView token={session.token} />}
     </Shell>
   );
