@@ -3,11 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { loadPageAssets, type PageAsset } from './load-page-assets.js';
 
-/**
- * Only our own files, no inline script or style, no plugins, no framing; the page talks to this
- * origin only (its API calls are same-origin fetches with the key in a header).
- */
-export const pageContentSecurityPolicy = [
+const basePolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -18,7 +14,24 @@ export const pageContentSecurityPolicy = [
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+];
+
+/**
+ * Only our own files, no inline script or style, no plugins, no framing; the page talks to this
+ * origin only (its API calls are same-origin fetches with the key in a header or the session cookie).
+ */
+export const pageContentSecurityPolicy = basePolicy.join('; ');
+
+/**
+ * With Telegram sign-in on, the Login Widget's script (telegram.org) and its frame
+ * (oauth.telegram.org) are admitted as well, and nothing else: the page uses the widget's redirect
+ * form, so no callback is evaluated from an attribute and `script-src` needs no eval.
+ * https://core.telegram.org/widgets/login
+ */
+export function pagePolicyFor(options: { telegramLogin: boolean }): string {
+  if (!options.telegramLogin) return pageContentSecurityPolicy;
+  return [...basePolicy.map((rule) => (rule === "script-src 'self'" ? "script-src 'self' https://telegram.org" : rule)), 'frame-src https://oauth.telegram.org'].join('; ');
+}
 
 /**
  * The account settings page and operator console (web/), built by `npm run build` into

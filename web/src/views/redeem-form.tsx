@@ -26,14 +26,17 @@ export function RedeemForm({ token, onRedeemed }: { token: Credential; onRedeeme
     }
   };
   return (
-    <form class="card filters" aria-label="Redeem a code" onSubmit={submit}>
-      <label>
-        Redemption code
-        <input type="text" autocomplete="off" spellcheck={false} placeholder="SY-XXXX-XXXX-XXXX-XXXX" value={code} onInput={(event) => setCode((event.target as HTMLInputElement).value)} />
-      </label>
-      <button type="submit" disabled={busy || code.trim() === ''}>
-        Redeem
-      </button>
+    <form class="card" aria-label="Redeem a code" onSubmit={submit}>
+      <h3>Redeem a code</h3>
+      <div class="filters">
+        <label>
+          Redemption code
+          <input type="text" autocomplete="off" spellcheck={false} placeholder="SY-XXXX-XXXX-XXXX-XXXX" value={code} onInput={(event) => setCode((event.target as HTMLInputElement).value)} />
+        </label>
+        <button type="submit" disabled={busy || code.trim() === ''}>
+          Redeem
+        </button>
+      </div>
       {result && (
         <p role="status" class="notice">
           Redeemed {formatUsd(result.amount)}. Your balance is {formatUsd(result.balance)}.
