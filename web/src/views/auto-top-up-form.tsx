@@ -3,7 +3,7 @@ import { callApi, type Credential } from '../api.js';
 import { ErrorMessage, Loading } from '../components/status.js';
 import { formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
-import { parseCents } from './top-up-form.js';
+import { parseCents } from './top-up-amount.js';
 
 interface AutoTopUp {
   enabled: boolean;

@@ -1,8 +1,9 @@
 import { useMemo, useState } from 'preact/hooks';
 import { callApi, type AccountSession } from '../api.js';
 import { ErrorMessage } from '../components/status.js';
-import { Shell, useCurrentView, type Tab } from '../components/shell.js';
+import { Shell, useCurrentView } from '../components/shell.js';
 import type { Landing } from '../landing.js';
+import { tabsFor } from '../role-tabs.js';
 import { chooseAccount, rememberAccount, seesBilling, type Membership, type PersonSession, type Role } from '../person-session.js';
 import { BillingView } from './billing-view.js';
 import { KeysView } from './keys-view.js';
@@ -12,23 +13,6 @@ import { ProvidersView } from './providers-view.js';
 import { RequestsView } from './requests-view.js';
 import { SessionsView } from './sessions-view.js';
 import { UsageView } from './usage-view.js';
-
-/** What each role may open (§8): the API refuses the rest anyway; the page does not offer it. */
-function tabsFor(role: Role | null): Tab[] {
-  const sessions = { id: 'sessions', label: 'Sessions' };
-  if (role === null) return [sessions];
-  const manages = seesBilling(role);
-  return [
-    ...(manages ? [{ id: 'billing', label: 'Billing' }] : []),
-    { id: 'usage', label: 'Usage' },
-    { id: 'requests', label: 'Requests' },
-    ...(role !== 'viewer' ? [{ id: 'keys', label: 'Keys' }] : []),
-    ...(manages ? [{ id: 'providers', label: 'Default providers' }] : []),
-    { id: 'models', label: 'Models' },
-    ...(manages ? [{ id: 'messenger', label: 'Messenger' }] : []),
-    sessions,
-  ];
-}
 
 const roleNames: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member', viewer: 'Viewer' };
 

@@ -3,13 +3,7 @@ import { callApi, type Credential } from '../api.js';
 import type { PaymentOptions } from '../auth-providers.js';
 import { ErrorMessage } from '../components/status.js';
 import { formatUsd } from '../format.js';
-
-/** Whole cents of a typed amount ("12.5" → 1250), or null: the page compares money in integers, never floats. */
-export function parseCents(text: string): number | null {
-  const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(text.trim());
-  if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-}
+import { parseCents } from './top-up-amount.js';
 
 const centsOf = (usd: number) => Math.round(usd * 100);
 

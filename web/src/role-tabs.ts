@@ -1,0 +1,22 @@
+import type { Tab } from './components/shell.js';
+import { seesBilling, type Role } from './person-session.js';
+
+/**
+ * What each role may open (§8: `owner` everything, `admin` all but owners, `member` its own keys,
+ * `viewer` usage and requests only). The API refuses the rest anyway; the page does not offer it.
+ */
+export function tabsFor(role: Role | null): Tab[] {
+  const sessions = { id: 'sessions', label: 'Sessions' };
+  if (role === null) return [sessions];
+  const manages = seesBilling(role);
+  return [
+    ...(manages ? [{ id: 'billing', label: 'Billing' }] : []),
+    { id: 'usage', label: 'Usage' },
+    { id: 'requests', label: 'Requests' },
+    ...(role !== 'viewer' ? [{ id: 'keys', label: 'Keys' }] : []),
+    ...(manages ? [{ id: 'providers', label: 'Default providers' }] : []),
+    { id: 'models', label: 'Models' },
+    ...(manages ? [{ id: 'messenger', label: 'Messenger' }] : []),
+    sessions,
+  ];
+}
