@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId?: string,
+    /** The envelope's `metadata` (e.g. `reason` of a refused sign-in). */
+    readonly metadata: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -69,7 +71,7 @@ export async function request(credential: Credential | null, method: string, pat
   if (!response.ok) {
     const error = json?.error;
     if (response.status === 401 && credential !== null && typeof credential !== 'string') window.dispatchEvent(new Event(sessionEndedEvent));
-    throw new ApiError(response.status, String(error?.code ?? 'http_error'), String(error?.message ?? `HTTP ${response.status}`), error?.metadata?.request_id);
+    throw new ApiError(response.status, String(error?.code ?? 'http_error'), String(error?.message ?? `HTTP ${response.status}`), error?.metadata?.request_id, error?.metadata ?? {});
   }
   return { json, headers: response.headers, status: response.status };
 }

@@ -8,7 +8,6 @@ import { AccountShell } from './views/account-shell.js';
 import { OperatorShell } from './views/operator-shell.js';
 import { PersonShell } from './views/person-shell.js';
 import { Loading } from './components/status.js';
-import { SignInRefusal } from './sign-in-error.js';
 
 type State =
   | { kind: 'checking' }
@@ -39,7 +38,7 @@ export function App() {
   useEffect(() => {
     if (state.kind !== 'checking') return;
     void (async () => {
-      let error: unknown = landing.signInError ? new SignInRefusal(landing.signInError) : undefined;
+      let error: unknown;
       if (landing.telegram) {
         clearSession();
         // The widget's redirect carries its signed fields; the server checks the hash (§7).

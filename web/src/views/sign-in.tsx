@@ -49,7 +49,8 @@ export function SignIn({ onSignedIn, initialError }: { onSignedIn: (session: Ses
     <main class="sign-in">
       <h1>Switchyard</h1>
       {refusal && (
-        <div class="error" role="alert" data-testid={isClosedSignUp(initialError) ? 'signup-closed' : 'sign-in-refused'}>
+        <div class="error" role="alert" data-testid="sign-in-refused">
+          {isClosedSignUp(initialError) && <h2>Sign-up is closed</h2>}
           <p>{refusal}</p>
         </div>
       )}

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { callApi, query } from '../api.js';
-import { loadAuthProviders, type AuthProviders } from '../auth-providers.js';
 import { Pager } from '../components/pager.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { formatTime, formatUsd } from '../format.js';
@@ -11,22 +10,47 @@ interface UserRow {
   id: string;
   name: string | null;
   email: string | null;
-  telegram_linked?: boolean;
-  telegram_id?: string | number | null;
+  telegram_id: string | null;
   created_at: string;
   accounts?: Array<{ id: string; name: string; role: string }>;
 }
 
-/** The people who signed in (`GET /admin/users`), and at a glance how sign-up and sign-in are set. */
+interface AuthSettings {
+  public_url: string | null;
+  oidc: Array<{ id: string; name: string; issuer: string; redirect_uri: string | null }>;
+  telegram: { login: boolean; bot_username: string | null };
+  email: { smtp_host: string; from: string } | null;
+  signup: { mode: string; bonus_credits: number; allowed_email_domains: string[] };
+}
+
+/** The people who signed in (`GET /admin/users`, found by email), and at a glance how sign-up and sign-in are set. */
 export function UsersView({ token }: { token: string }) {
+  const [email, setEmail] = useState('');
+  const [draft, setDraft] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const users = useApi(() => callApi<{ data: UserRow[]; next_cursor: string | null }>(token, 'GET', `/admin/users${query({ limit: 25, cursor })}`), [token, cursor]);
-  const providers = useApi(() => loadAuthProviders(), []);
+  const users = useApi(() => callApi<{ data: UserRow[]; next_cursor: string | null }>(token, 'GET', `/admin/users${query({ email, limit: 25, cursor })}`), [token, email, cursor]);
+  const settings = useApi(() => callApi<{ data: AuthSettings }>(token, 'GET', '/admin/auth-settings'), [token]);
   return (
     <section aria-labelledby="users-title">
       <h2 id="users-title">Users</h2>
-      {providers.data && <SignUpAtAGlance providers={providers.data} />}
+      {settings.data && <SignUpAtAGlance settings={settings.data.data} />}
+      {settings.error !== undefined && <ErrorMessage error={settings.error} onRetry={settings.reload} />}
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setCursors([]);
+          setEmail(draft.trim());
+        }}
+      >
+        <label>
+          Find a user by email
+          <input type="search" value={draft} onInput={(event) => setDraft((event.target as HTMLInputElement).value)} />
+        </label>
+        <button type="submit">Find</button>
+      </form>
       {users.loading && !users.data && <Loading what="users" />}
       {users.error !== undefined && <ErrorMessage error={users.error} onRetry={users.reload} />}
       {users.data && users.data.data.length === 0 && <Empty>Nobody has signed in yet.</Empty>}
@@ -47,7 +71,7 @@ export function UsersView({ token }: { token: string }) {
                 <tr key={user.id} data-user-id={user.id}>
                   <th scope="row">{user.name ?? '—'}</th>
                   <td>{user.email ?? '—'}</td>
-                  <td>{user.telegram_linked || (user.telegram_id !== undefined && user.telegram_id !== null) ? 'linked' : '—'}</td>
+                  <td>{user.telegram_id ?? '—'}</td>
                   <td>
                     {(user.accounts ?? []).map((account, index) => (
                       <span key={account.id}>
@@ -68,26 +92,24 @@ export function UsersView({ token }: { token: string }) {
   );
 }
 
-function SignUpAtAGlance({ providers }: { providers: AuthProviders }) {
+function SignUpAtAGlance({ settings }: { settings: AuthSettings }) {
   const methods = [
-    ...providers.oidc.map((provider) => `OpenID Connect: ${provider.name}`),
-    ...(providers.telegram ? [`Telegram (@${providers.telegram.botUsername})`] : []),
-    ...(providers.email ? ['Email link'] : []),
+    ...settings.oidc.map((provider) => `OpenID Connect: ${provider.name} (${provider.issuer})`),
+    ...(settings.telegram.login ? [`Telegram${settings.telegram.bot_username ? ` (@${settings.telegram.bot_username})` : ''}`] : []),
+    ...(settings.email ? [`Email link from ${settings.email.from} via ${settings.email.smtp_host}`] : []),
   ];
   return (
     <dl class="details card" aria-label="Sign-up settings">
       <dt>Sign-up</dt>
-      <dd>{providers.signUpMode ?? 'not reported'}</dd>
+      <dd>{settings.signup.mode}</dd>
+      <dt>Bonus</dt>
+      <dd>{formatUsd(settings.signup.bonus_credits)} once per identity</dd>
+      <dt>Email domains</dt>
+      <dd>{settings.signup.allowed_email_domains.length ? settings.signup.allowed_email_domains.join(', ') : 'any'}</dd>
       <dt>Sign-in methods</dt>
-      <dd>{methods.length ? methods.join(', ') : 'API keys only'}</dd>
-      {providers.payments && (
-        <>
-          <dt>Top-ups</dt>
-          <dd>
-            {providers.payments.amounts.map(formatUsd).join(', ')} (from {formatUsd(providers.payments.min)} to {formatUsd(providers.payments.max)})
-          </dd>
-        </>
-      )}
+      <dd>{methods.length ? methods.join('; ') : 'API keys only'}</dd>
+      <dt>Page address</dt>
+      <dd>{settings.public_url ?? 'not set (SWITCHYARD_PUBLIC_URL)'}</dd>
     </dl>
   );
 }
