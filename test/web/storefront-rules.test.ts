@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPaymentOptions, readPaymentOptions } from '../../web/src/auth-providers.js';
 import { tabsFor } from '../../web/src/role-tabs.js';
 import { parseCents } from '../../web/src/views/top-up-amount.js';
 
@@ -20,18 +19,5 @@ describe("the storefront page's rules", () => {
     expect(ids('member')).toEqual(['usage', 'requests', 'keys', 'models', 'sessions']);
     expect(ids('viewer')).toEqual(['usage', 'requests', 'models', 'sessions']);
     expect(ids(null)).toEqual(['sessions']);
-  });
-
-  it("takes the operator's top-up amounts and bounds, with the contract's defaults for what is missing", () => {
-    expect(readPaymentOptions({ stripe: { amounts: [10, 50], min: 10, max: 500, currency: 'usd', fee_percent: 2.9, fee_fixed: 0.3 } })).toEqual({
-      currency: 'usd',
-      amounts: [10, 50],
-      min: 10,
-      max: 500,
-      feePercent: 2.9,
-      feeFixed: 0.3,
-    });
-    expect(readPaymentOptions({ amounts: [20] })).toEqual({ ...defaultPaymentOptions, amounts: [20] });
-    expect(readPaymentOptions(null)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, type Credential } from '../api.js';
 import { ErrorMessage, Loading } from '../components/status.js';
-import { formatUsd } from '../format.js';
+import { formatTime, formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
 import { parseCents } from './top-up-amount.js';
 
@@ -9,6 +9,8 @@ interface AutoTopUp {
   enabled: boolean;
   threshold: number | null;
   amount: number | null;
+  payment_method_saved: boolean;
+  last_failure: { message: string; at: string } | null;
 }
 
 /**
@@ -58,6 +60,12 @@ export function AutoTopUpForm({ token }: { token: Credential }) {
       {data && (
         <p class="muted" data-testid="auto-top-up-state">
           {data.enabled && data.threshold !== null && data.amount !== null ? `On: below ${formatUsd(data.threshold)}, add ${formatUsd(data.amount)}.` : 'Off.'}
+          {!data.payment_method_saved && ' It needs a card saved by a top-up first.'}
+        </p>
+      )}
+      {data?.last_failure && (
+        <p class="error" role="alert">
+          The last automatic top-up failed ({formatTime(data.last_failure.at)}): {data.last_failure.message}. It was turned off.
         </p>
       )}
       <label class="checkbox">

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { callApi, type Credential } from '../api.js';
-import { defaultPaymentOptions, loadAuthProviders } from '../auth-providers.js';
 import { ErrorMessage, Loading, Stat } from '../components/status.js';
 import { formatUsd } from '../format.js';
 import type { Landing } from '../landing.js';
+import { loadPaymentOptions } from '../payment-options.js';
 import { useApi } from '../use-api.js';
 import { AutoTopUpForm } from './auto-top-up-form.js';
 import { RedeemForm } from './redeem-form.js';
@@ -18,9 +18,7 @@ interface Credits {
 /** Billing for an owner or admin (or a management key): balance, top-up, auto top-up, codes, transactions. */
 export function BillingView({ token, topUp }: { token: Credential; topUp?: Landing['topUp'] }) {
   const credits = useApi(() => callApi<Credits>(token, 'GET', '/v1/credits'), [token]);
-  // The operator's amounts and bounds, where the server lists them; else the contract's defaults.
-  const providers = useApi(() => loadAuthProviders().catch(() => null), []);
-  const options = providers.data?.payments ?? defaultPaymentOptions;
+  const options = useApi(() => loadPaymentOptions(token), [token]);
   const [version, setVersion] = useState(0);
   const refresh = () => {
     credits.reload();
@@ -45,8 +43,10 @@ export function BillingView({ token, topUp }: { token: Credential; topUp?: Landi
           The balance is below zero after a refund or a dispute: paid requests are refused until it is topped up.
         </p>
       )}
-      {!providers.loading && <TopUpForm token={token} options={options} />}
-      <AutoTopUpForm token={token} />
+      {options.error !== undefined && <ErrorMessage error={options.error} onRetry={options.reload} />}
+      {options.data === null && <p class="status empty">This gateway takes no card payments; ask the operator for credits or a code.</p>}
+      {options.data && <TopUpForm token={token} options={options.data} />}
+      {options.data && <AutoTopUpForm token={token} />}
       <RedeemForm token={token} onRedeemed={refresh} />
       <TransactionsView token={token} version={version} />
     </section>

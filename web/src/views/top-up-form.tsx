@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { callApi, type Credential } from '../api.js';
-import type { PaymentOptions } from '../auth-providers.js';
+import type { PaymentOptions } from '../payment-options.js';
 import { ErrorMessage } from '../components/status.js';
 import { formatUsd } from '../format.js';
 import { parseCents } from './top-up-amount.js';

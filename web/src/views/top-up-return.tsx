@@ -2,38 +2,40 @@ import { useEffect, useState } from 'preact/hooks';
 import { callApi, type Credential } from '../api.js';
 import { formatUsd } from '../format.js';
 import type { Landing } from '../landing.js';
-import type { Transaction } from './transactions-view.js';
 
 const pollEveryMs = 1_000;
 const pollForMs = 60_000;
 
+interface CheckoutStatus {
+  data: { id: string; status: string; paid: boolean; credited: boolean; amount: number | null };
+}
+
 /**
  * Back from Stripe Checkout. The redirect alone proves nothing: the credit lands when Stripe's
- * signed webhook does, usually a moment later. So the page watches the transactions for this
- * Checkout Session's top-up (its reference names the session) for a minute, then says so.
+ * signed webhook does, often a moment later. So the page asks after this Checkout Session
+ * (`GET /v1/credits/checkout/{id}`) every second for a minute until it is credited, then shows
+ * the new balance — or says the confirmation is late.
  */
 export function TopUpReturn({ token, topUp, onCredited }: { token: Credential; topUp: NonNullable<Landing['topUp']>; onCredited: () => void }) {
-  const [state, setState] = useState<{ kind: 'waiting' } | { kind: 'credited'; amount: number; balance: number } | { kind: 'late' }>({ kind: 'waiting' });
+  const [state, setState] = useState<{ kind: 'waiting' } | { kind: 'credited'; amount: number | null; balance: number } | { kind: 'late' }>({ kind: 'waiting' });
   useEffect(() => {
-    if (topUp.outcome !== 'success') return;
+    const sessionId = topUp.sessionId;
+    if (topUp.outcome !== 'success' || !sessionId) return;
     const since = Date.now();
     let stopped = false;
-    const matches = (row: Transaction) =>
-      row.kind === 'top_up' && (topUp.sessionId ? (row.reference ?? '').includes(topUp.sessionId) : Date.parse(row.created_at) >= since - 15 * 60_000);
     const check = async () => {
       if (stopped) return;
       try {
-        const rows = await callApi<{ data: Transaction[] }>(token, 'GET', '/v1/credits/transactions?limit=20');
-        const credited = rows.data.find(matches);
-        if (credited) {
+        const checkout = await callApi<CheckoutStatus>(token, 'GET', `/v1/credits/checkout/${encodeURIComponent(sessionId)}`);
+        if (checkout.data.credited) {
           const credits = await callApi<{ data: { balance: number } }>(token, 'GET', '/v1/credits');
           if (stopped) return;
-          setState({ kind: 'credited', amount: credited.amount, balance: credits.data.balance });
+          setState({ kind: 'credited', amount: checkout.data.amount, balance: credits.data.balance });
           onCredited();
           return;
         }
       } catch {
-        // A failed poll is retried like an empty one; the page only gives up at the deadline.
+        // A failed poll is retried like an unanswered one; the page only gives up at the deadline.
       }
       if (Date.now() - since > pollForMs) setState({ kind: 'late' });
       else setTimeout(() => void check(), pollEveryMs);
@@ -54,7 +56,7 @@ export function TopUpReturn({ token, topUp, onCredited }: { token: Credential; t
   return (
     <div class="card notice" role="status" aria-live="polite" data-testid="top-up-result">
       {state.kind === 'waiting' && 'Payment made. Waiting for Stripe to confirm it…'}
-      {state.kind === 'credited' && `Payment received: ${formatUsd(state.amount)} credited. Your balance is ${formatUsd(state.balance)}.`}
+      {state.kind === 'credited' && `Payment received: ${state.amount === null ? 'the top-up is' : formatUsd(state.amount)} credited. Your balance is ${formatUsd(state.balance)}.`}
       {state.kind === 'late' && 'Stripe has not confirmed the payment yet. The credits appear here as soon as it does; reload the page in a few minutes.'}
     </div>
   );
