@@ -1,6 +1,8 @@
 import { ApiError, request } from './api.js';
+import type { Role } from './roles.js';
 
-export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+export type { Role };
+
 
 export interface Membership {
   id: string;
@@ -51,9 +53,4 @@ export function rememberAccount(id: string): void {
 
 export function forgetAccount(): void {
   sessionStorage.removeItem(accountKey);
-}
-
-/** Billing (top-up, auto top-up, codes) is for owners and admins (§7); members and viewers never see it. */
-export function seesBilling(role: Role): boolean {
-  return role === 'owner' || role === 'admin';
 }

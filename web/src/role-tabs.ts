@@ -1,5 +1,10 @@
-import type { Tab } from './components/shell.js';
-import { seesBilling, type Role } from './person-session.js';
+import { seesBilling, type Role } from './roles.js';
+
+/** A section of the page (the shell's tab), kept free of JSX so that Node tests can import the rule. */
+export interface Tab {
+  id: string;
+  label: string;
+}
 
 /**
  * What each role may open (§8: `owner` everything, `admin` all but owners, `member` its own keys,

@@ -1,11 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
+import type { Tab } from '../role-tabs.js';
 import { navigate, routeHref, useRoute, type Route } from '../route.js';
 
-export interface Tab {
-  id: string;
-  label: string;
-}
+export type { Tab } from '../role-tabs.js';
 
 /**
  * Header, navigation and the current view; the navigation wraps on a phone-width screen. Each
