@@ -34,7 +34,8 @@ export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSe
       setError(caught);
     }
   };
-  const who = session.user.name ?? session.user.email ?? 'Signed in';
+  const { name, email } = session.user;
+  const who = name && email && name !== email ? `${name} (${email})` : (name ?? email ?? 'Signed in');
   const switcher =
     session.accounts.length > 1 ? (
       <label class="account-switcher">
