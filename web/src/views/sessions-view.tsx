@@ -44,7 +44,8 @@ export function SessionsView({ token, onSignedOut }: { token: AccountSession; on
       await callApi(token, 'POST', '/auth/sign-out');
       onSignedOut();
     });
-  const rows = sessions.data?.data ?? [];
+  // This browser first, then the others as the server lists them.
+  const rows = [...(sessions.data?.data ?? [])].sort((a, b) => Number(b.current) - Number(a.current));
   return (
     <section aria-labelledby="sessions-title">
       <h2 id="sessions-title">Where you are signed in</h2>
@@ -56,8 +57,9 @@ export function SessionsView({ token, onSignedOut }: { token: AccountSession; on
           {rows.map((session) => (
             <li key={session.id} class="card" aria-label={session.current ? 'This session' : `Session ${session.id}`} data-session-id={session.id}>
               <p>
-                <strong>{session.current ? 'This browser' : (session.user_agent ?? 'Another browser')}</strong>
+                <strong>{session.current ? 'This browser' : 'Another browser'}</strong>
               </p>
+              {session.user_agent && <p class="muted user-agent">{session.user_agent}</p>}
               <p class="muted">
                 Signed in {formatTime(session.created_at)} · last used {formatTime(session.last_used_at)}
                 {session.ip ? ` · ${session.ip}` : ''}
