@@ -38,9 +38,10 @@ export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSe
   const who = name && email && name !== email ? `${name} (${email})` : (name ?? email ?? 'Signed in');
   const switcher =
     session.accounts.length > 1 ? (
-      <label class="account-switcher">
-        Account
+      <div class="account-switcher">
+        <label for="account-switcher">Account</label>
         <select
+          id="account-switcher"
           value={account?.id}
           onChange={(event) => {
             const next = session.accounts.find((membership) => membership.id === (event.target as HTMLSelectElement).value) ?? null;
@@ -54,7 +55,7 @@ export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSe
             </option>
           ))}
         </select>
-      </label>
+      </div>
     ) : null;
   const manages = account !== null && seesBilling(account.role);
   return (
