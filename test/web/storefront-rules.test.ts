@@ -12,11 +12,11 @@ describe("the storefront page's rules", () => {
     for (const bad of ['', '1.234', '-5', '1e3', '5,00', 'ten', '.5', '12345678']) expect(parseCents(bad)).toBeNull();
   });
 
-  it('offers billing to owners and admins only, keys to all but viewers', () => {
+  it('offers billing and keys to owners and admins only', () => {
     const ids = (role: Parameters<typeof tabsFor>[0]) => tabsFor(role).map((tab) => tab.id);
     expect(ids('owner')).toEqual(['billing', 'usage', 'requests', 'keys', 'providers', 'models', 'messenger', 'sessions']);
     expect(ids('admin')).toContain('billing');
-    expect(ids('member')).toEqual(['usage', 'requests', 'keys', 'models', 'sessions']);
+    expect(ids('member')).toEqual(['usage', 'requests', 'models', 'sessions']);
     expect(ids('viewer')).toEqual(['usage', 'requests', 'models', 'sessions']);
     expect(ids(null)).toEqual(['sessions']);
   });

@@ -7,8 +7,10 @@ export interface Tab {
 }
 
 /**
- * What each role may open (§8: `owner` everything, `admin` all but owners, `member` its own keys,
- * `viewer` usage and requests only). The API refuses the rest anyway; the page does not offer it.
+ * What each role may open, as the server decides it today: owners and admins manage the account
+ * (keys, billing, default providers, messenger); members and viewers read usage and requests
+ * (§8's members' own keys come with the members API). The API refuses the rest anyway; the page
+ * does not offer it.
  */
 export function tabsFor(role: Role | null): Tab[] {
   const sessions = { id: 'sessions', label: 'Sessions' };
@@ -18,7 +20,7 @@ export function tabsFor(role: Role | null): Tab[] {
     ...(manages ? [{ id: 'billing', label: 'Billing' }] : []),
     { id: 'usage', label: 'Usage' },
     { id: 'requests', label: 'Requests' },
-    ...(role !== 'viewer' ? [{ id: 'keys', label: 'Keys' }] : []),
+    ...(manages ? [{ id: 'keys', label: 'Keys' }] : []),
     ...(manages ? [{ id: 'providers', label: 'Default providers' }] : []),
     { id: 'models', label: 'Models' },
     ...(manages ? [{ id: 'messenger', label: 'Messenger' }] : []),

@@ -73,8 +73,8 @@ export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSe
         // Keyed by account: a switch starts every view afresh (paging, forms, open details).
         <div key={account.id}>
           {current === 'billing' && <BillingView token={token} topUp={topUp} />}
-          {current === 'usage' && <UsageView token={token} path="/v1/usage" keysPath={account.role === 'viewer' ? undefined : '/v1/keys'} />}
-          {current === 'requests' && <RequestsView token={token} management={account.role !== 'viewer'} route={route} />}
+          {current === 'usage' && <UsageView token={token} path="/v1/usage" keysPath={manages ? '/v1/keys' : undefined} />}
+          {current === 'requests' && <RequestsView token={token} management={manages} route={route} />}
           {current === 'keys' && <KeysView token={token} />}
           {current === 'providers' && manages && <ProvidersView token={token} />}
           {current === 'models' && <ModelsView token={token} />}
