@@ -39,8 +39,8 @@ const usageTotal = (expected: number) => (body: Body) => {
 
 /**
  * Every list and report that grows, as the API serves it: usage (year and default 30 days, by
- * each kind of caller), the operator's account search and list, key lists, and the request log
- * with each filter. The usage years end today by the server's clock; the checks are against the
+ * each kind of caller), the operator's account search and list, key lists, the request log
+ * with each filter, and the transactions list. The usage years end today by the server's clock; the checks are against the
  * rollups as seeded, summed by the benchmark in SQL.
  */
 export function listScaleReads(facts: ScaleFacts): ScaleRead[] {
@@ -96,5 +96,9 @@ export function listScaleReads(facts: ScaleFacts): ScaleRead[] {
     { name: 'requests_500_rows', caller: 'management', url: '/v1/requests?limit=500', check: fullPage(Math.min(500, facts.requestRows)) },
     { name: 'request_by_id', caller: 'management', url: `/v1/requests/${facts.requestId}`, check: (body) => ((body.data as { id?: string }).id === facts.requestId ? null : 'another request') },
     { name: 'requests_40_pages', caller: 'management', url: '/v1/requests', mode: 'walk', pages: 40, check: fullPage(50) },
+    // The account's money movements (contract §7): the partial index skips its charges, which the
+    // seed's request log fills; the seed makes no top-ups, so the page is as short as its grants.
+    { name: 'credit_transactions', caller: 'management', url: '/v1/credits/transactions' },
+    { name: 'credit_transactions_500_rows', caller: 'management', url: '/v1/credits/transactions?limit=500' },
   ];
 }

@@ -22,6 +22,8 @@ import { createStore, migrateToLatest, type StoreOptions } from './store/create-
 import { UsageSummariesBackfill } from './billing/backfill-usage-summaries.js';
 import { imageTaskHandler } from './media/image-task-handler.js';
 import { createTracingFromEnv, type Tracing } from './telemetry/create-tracing.js';
+import { AutoTopUpSweep } from './payments/auto-top-up-sweep.js';
+import { createPaymentProvider } from './payments/create-payment-provider.js';
 
 export interface ContextOptions {
   logger?: Logger;
@@ -46,6 +48,8 @@ export interface ContextOptions {
 const tracingOf = new WeakMap<AppContext, Tracing>();
 /** Each context's usage summaries backfill (migration 2026-12-07-1300), stopped before its store closes. */
 const backfillOf = new WeakMap<AppContext, UsageSummariesBackfill>();
+/** Each context's auto top-up sweep (payments configured only), stopped before its store closes. */
+const autoTopUpOf = new WeakMap<AppContext, AutoTopUpSweep>();
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -98,6 +102,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const backfill = new UsageSummariesBackfill(store, { logger });
   backfillOf.set(context, backfill);
   void backfill.start();
+  const paymentProvider = createPaymentProvider(config);
+  if (paymentProvider && config.payments?.stripe) {
+    const sweep = new AutoTopUpSweep(context, paymentProvider, config.payments.stripe);
+    autoTopUpOf.set(context, sweep);
+    sweep.start();
+  }
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);
   await context.ledger.startInstance();
@@ -136,6 +146,7 @@ export function createLogger(level: string): Logger {
 
 export async function closeContext(context: AppContext): Promise<void> {
   await context.tasks.stop();
+  await autoTopUpOf.get(context)?.stop();
   await backfillOf.get(context)?.stop();
   await context.requestLog.close();
   // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.

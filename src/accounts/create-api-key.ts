@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../app-context.js';
 import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key-format.js';
 import type { Database } from '../store/database.js';
+import { periodStart, type LimitReset } from '../billing/limit-periods.js';
 import { insertApiKey, type ApiKeyRecord, type PriceCap } from '../store/repositories/api-keys.js';
 
 export interface NewKeyInput {
@@ -12,6 +13,8 @@ export interface NewKeyInput {
   maxPrice?: PriceCap | null;
   modelMaxPrices?: Record<string, PriceCap>;
   requestsPerMinute?: number | null;
+  /** A limit that resets (issue 49); its first period is the current one. */
+  limitReset?: LimitReset | null;
 }
 
 /** Generates a key, stores only its SHA-256, and returns the record with the secret (shown once). */
@@ -21,13 +24,15 @@ export async function createApiKey(
   input: NewKeyInput,
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   const secret = generateApiKey();
+  const now = context.clock.now();
+  const limitReset = input.limitReset ?? null;
   const record: ApiKeyRecord = {
     id: context.createId('key'),
     accountId: input.accountId,
     name: input.name,
     label: labelApiKey(secret),
     management: input.management,
-    createdAt: context.clock.now().toISOString(),
+    createdAt: now.toISOString(),
     revokedAt: null,
     spendLimit: input.spendLimit ?? null,
     usage: 0n,
@@ -35,6 +40,9 @@ export async function createApiKey(
     maxPrice: input.maxPrice ?? null,
     modelMaxPrices: input.modelMaxPrices ?? {},
     requestsPerMinute: input.requestsPerMinute ?? null,
+    limitReset,
+    periodStart: limitReset === null ? null : periodStart(limitReset, now).toISOString(),
+    periodUsage: 0n,
   };
   await insertApiKey(db, { ...record, hash: hashApiKey(secret) });
   return { record, secret };

@@ -4,7 +4,9 @@ import { yieldToEventLoop } from '../store/run-in-batches.js';
 import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances, type HeartbeatTime } from '../store/repositories/instances.js';
-import { listExpiredReservations, listOrphanedReservations, readSpendable } from './db/ledger.js';
+import { listExpiredReservations, listOrphanedReservations, readKeyReset, readSpendable } from './db/ledger.js';
+import { keyPeriodsDue } from './roll-key-periods.js';
+import { nextPeriodStart } from './limit-periods.js';
 import type { RequestRecord } from './request-record.js';
 import { releaseOnce, reserveOnce, type ReserveOutcome } from './reserve-funds.js';
 import type { Clock } from '../core/clock.js';
@@ -118,6 +120,11 @@ export class Ledger {
   async reserve(input: ReserveRequest): Promise<Reservation> {
     const id = this.context.createId('rsv');
     if (input.amount <= 0n) return { id, accountId: input.accountId, keyId: input.keyId, amount: 0n, requestId: input.requestId };
+    // The first reservation of a new UTC day starts the keys' new limit periods (issue 49), so
+    // that a key spent yesterday is not refused today. Not rolled (the database failing), a key
+    // only reads as less free: the reservation goes on, and the books roll before they charge.
+    const periods = keyPeriodsDue(this.context.store, this.context.clock.now());
+    if (periods) await periods.catch(() => undefined);
     // While the database is known to be down, or settlements have stopped committing (it may be
     // going silent), a lease would answer before its charge can be durable: the exact path asks
     // the database instead, and refuses with 503 when it does not answer.
@@ -144,10 +151,17 @@ export class Ledger {
       outcome = await this.reserveExactly(id, input);
     }
     if (outcome === 'insufficient_balance' || outcome === 'key_limit') {
-      throw insufficientFunds(outcome, input.amount, await this.spendable(input.accountId, input.keyId));
+      const resetsAt = outcome === 'key_limit' && input.keyId !== null ? await this.resetsAt(input.keyId) : null;
+      throw insufficientFunds(outcome, input.amount, await this.spendable(input.accountId, input.keyId), resetsAt);
     }
     if (!input.durable) this.open.add(id);
     return reservation;
+  }
+
+  /** When the key's limit resets (the next period's start, ISO 8601), or null for a lifetime limit. */
+  private async resetsAt(keyId: string): Promise<string | null> {
+    const reset = await readKeyReset(this.context.store.db, keyId);
+    return reset === null ? null : nextPeriodStart(reset, this.context.clock.now()).toISOString();
   }
 
   /** The exact path: one reservation row of the request's own, or the reason it was refused. */
@@ -202,6 +216,16 @@ export class Ledger {
   /** Every lease recalled (notifications of key changes may have been missed). */
   recallLeases(): Promise<void> {
     return this.leases?.recallAll() ?? Promise.resolve();
+  }
+
+  /**
+   * The account's credits went down from outside (a refund, a dispute): every lease of it, on
+   * this instance and the others, gives back what no request holds, so that its next request is
+   * checked against the lowered balance (a negative one refuses it with 402) rather than served
+   * out of a slice granted before. Resolves once the other instances answered (or `reclaimWaitMs`).
+   */
+  reclaimAccount(accountId: string): Promise<void> {
+    return this.leases ? this.reclaimSpare(accountId) : Promise.resolve();
   }
 
   /** Another instance's request of the account did not fit: this instance's spare of it goes back. */
@@ -410,12 +434,14 @@ export class Ledger {
  * A 402 that states the amounts, as OpenRouter does: what the request may cost at most (its
  * reservation) and what the account or key can still spend, and what to do about it.
  */
-function insufficientFunds(reason: 'insufficient_balance' | 'key_limit', needed: bigint, available: bigint): GatewayError {
+function insufficientFunds(reason: 'insufficient_balance' | 'key_limit', needed: bigint, available: bigint, resetsAt: string | null = null): GatewayError {
   const amounts = `this request may cost up to ${formatUsd(needed)} USD and ${formatUsd(available)} USD is available`;
   const metadata = { requested: nanoToUsd(needed), available: nanoToUsd(available) };
   if (reason === 'key_limit') {
-    return new GatewayError('insufficient_balance', `This key's spending limit does not cover the request: ${amounts} under the limit. Raise the key's limit, or lower max_tokens.`, {
-      metadata: { ...metadata, limit_type: 'key_limit' },
+    // A limit that resets (issue 49) says when: the key may wait for it instead.
+    const when = resetsAt === null ? '' : ` The limit resets at ${resetsAt}.`;
+    return new GatewayError('insufficient_balance', `This key's spending limit does not cover the request: ${amounts} under the limit.${when} Raise the key's limit, or lower max_tokens.`, {
+      metadata: resetsAt === null ? { ...metadata, limit_type: 'key_limit' } : { ...metadata, limit_type: 'key_limit', resets_at: resetsAt },
     });
   }
   return new GatewayError('insufficient_balance', `Insufficient balance: ${amounts}. Add credits, or lower max_tokens.`, { metadata });

@@ -3,9 +3,14 @@ import type { BookOutcome, BooksBatch } from './plan-books.js';
 import { writeBooksPostgres } from './write-books-postgres.js';
 import { writeBooksSqlite } from './write-books-sqlite.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
+import { keyPeriodsDue } from './roll-key-periods.js';
 
 /** One group-committed batch (see `books.ts`) on whichever database the store has. */
 export async function writeBooks(store: Pick<Store, 'sqlite' | 'pool'>, batch: BooksBatch): Promise<BookOutcome[]> {
+  // The first batch of a new UTC day starts the keys' new limit periods first (issue 49): its
+  // charges, and every later one, count in the new period. Any other batch: one comparison.
+  const due = keyPeriodsDue(store, new Date(batch.createdAt));
+  if (due) await due;
   // A batch rolled back for a conflict is written again at once, before its settlements hear of it.
   const pool = store.pool;
   if (pool) return retryOnConflict(() => writeBooksPostgres(pool, batch));

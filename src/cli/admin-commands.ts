@@ -5,6 +5,8 @@ import { createApiKey } from '../accounts/create-api-key.js';
 import { setMessengerLink } from '../accounts/set-messenger-link.js';
 import { encodeKey } from '../api/keys/encode-key.js';
 import { encodeAccount } from '../api/shared/encode-account.js';
+import { encodeMovement } from '../api/shared/encode-movements.js';
+import { listMovements } from '../billing/db/list-movements.js';
 import { systemClock } from '../core/clock.js';
 import { createId } from '../core/ids.js';
 import { usdToNano } from '../core/money.js';
@@ -15,6 +17,11 @@ import { encodeLinkCode, issueLinkCode } from '../messenger/link-codes.js';
 import { createStore, migrateToLatest, type Store } from '../store/create-store.js';
 import { UsageSummariesBackfill } from '../billing/backfill-usage-summaries.js';
 import { findAccount } from '../store/repositories/accounts.js';
+import { loadConfig } from '../config/load-config.js';
+import { describeAuthSettings } from '../people/describe-auth-settings.js';
+import { listUsersPage } from '../people/list-users.js';
+import { addMember, encodeAddedMember } from '../people/add-member.js';
+import { isMemberRole } from '../people/roles.js';
 
 /**
  * `switchyard admin …`: the admin API's operations, run straight on the database named by
@@ -79,6 +86,22 @@ export function registerAdminCommands(program: Command): Command {
     );
 
   admin
+    .command('transactions <account-id>')
+    .description("print an account's payments, refunds, disputes, codes, bonuses and grants, newest first")
+    .option('--limit <n>', 'how many (1-500)', '50')
+    .option('--cursor <id>', 'the next_cursor of the previous page')
+    .action((accountId: string, options: { limit: string; cursor?: string }) =>
+      withStore(async (store) => {
+        if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error(`--limit: expected an integer from 1 to 500, got "${options.limit}"`);
+        const rows = await listMovements(store.db, accountId, { limit: limit + 1, cursor: options.cursor });
+        const page = rows.slice(0, limit);
+        return { data: page.map(encodeMovement), next_cursor: rows.length > limit ? page[page.length - 1].id : null };
+      }),
+    );
+
+  admin
     .command('create-key <account-id>')
     .description('create another API key for an account')
     .option('--name <name>', 'key name', 'key')
@@ -89,9 +112,46 @@ export function registerAdminCommands(program: Command): Command {
         if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
         const spendLimit = options.limit === undefined ? null : parseUsd(options.limit);
         const { record, secret } = await createApiKey(store.db, { clock: systemClock, createId }, { accountId, name: options.name, management: options.management, spendLimit });
-        return { data: encodeKey(record), key: secret };
+        return { data: encodeKey(record, systemClock.now()), key: secret };
       }),
     );
+  admin
+    .command('users')
+    .description('list the people who sign in to the page, newest first, with their accounts and roles')
+    .option('--email <address>', 'only the user of this address')
+    .option('--limit <n>', 'users per page (1-500)', '50')
+    .option('--cursor <user-id>', 'the next_cursor of the previous page')
+    .action((options: { email?: string; limit: string; cursor?: string }) =>
+      withStore(async (store) => {
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error(`--limit must be an integer from 1 to 500, got ${options.limit}`);
+        return listUsersPage(store.db, { email: options.email, limit, cursor: options.cursor });
+      }),
+    );
+
+  admin
+    .command('add-member <account-id> <email>')
+    .description('give the person of this address a role in the account (the user is made if new); how people come in while sign-up is closed')
+    .option('--role <role>', 'owner, admin, member or viewer', 'member')
+    .action((accountId: string, email: string, options: { role: string }) =>
+      withStore(async (store) => {
+        if (!isMemberRole(options.role)) throw new Error(`--role must be owner, admin, member or viewer, got ${options.role}`);
+        return { data: encodeAddedMember(await addMember({ store, clock: systemClock, createId }, { accountId, email, role: options.role })) };
+      }),
+    );
+
+  admin
+    .command('auth-settings')
+    .description('show the sign-in methods and sign-up settings of the config (SWITCHYARD_CONFIG) and environment, without secrets')
+    .action(() => {
+      try {
+        process.stdout.write(`${JSON.stringify({ data: describeAuthSettings(loadConfig()) }, null, 2)}\n`);
+      } catch (error) {
+        process.stderr.write(`error: ${(error as Error).message}\n`);
+        process.exitCode = 1;
+      }
+    });
+
   admin
     .command('backfill-usage')
     .description('sum the usage written before the usage summaries existed into them now, and wait until done (serve does it in the background)')

@@ -37,7 +37,7 @@ export function registerConsoleCommands(admin: Command): void {
       withStore(async (store) => {
         if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
         const keys = await listActiveKeys(store.db, accountId, { limit: 500 });
-        return { data: await encodeKeys(store.db, accountId, keys) };
+        return { data: await encodeKeys(store.db, accountId, keys, systemClock.now()) };
       }),
     );
 

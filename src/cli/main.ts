@@ -4,6 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import { runSimulatorFromCli, type SimulateCommandOptions } from '@switchyard/simulator';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerConsoleCommands } from './console-commands.js';
+import { registerRedemptionCommands } from './redemption-commands.js';
 import { runDemo } from './demo.js';
 import { serve } from './serve.js';
 
@@ -22,7 +23,9 @@ export async function main(argv: string[]): Promise<void> {
         process.exit(1);
       }
     });
-  registerConsoleCommands(registerAdminCommands(program));
+  const admin = registerAdminCommands(program);
+  registerConsoleCommands(admin);
+  registerRedemptionCommands(admin);
   program
     .command('demo')
     .description('run the gateway with the provider simulator and a demo account, and print calls to try')

@@ -1,3 +1,4 @@
+import { OidcProviderConfigSchema } from './oidc-provider-config.js';
 import { providerApis } from '../core/protocol-descriptor.js';
 import { Type, type Static } from '@sinclair/typebox';
 
@@ -185,9 +186,64 @@ const HostedToolsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Top-ups through a payment provider (contract §7, docs/payments.md). */
+const PaymentsSchema = Type.Object(
+  {
+    stripe: Type.Optional(
+      Type.Object(
+        {
+          secret_key: Type.String({ description: 'the Stripe secret key (sk_…), from the environment' }),
+          webhook_secret: Type.String({ description: "the webhook endpoint's signing secret (whsec_…), from the environment" }),
+          api_base: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http(s) URL (tests point the SDK at a local fake)' })),
+          currency: Type.Optional(Type.Literal('usd', { description: 'usd: credits are USD' })),
+          amounts: Type.Optional(Type.Array(Price, { minItems: 1, maxItems: 12 })),
+          min: Type.Optional(Price),
+          max: Type.Optional(Price),
+          fee_percent: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], { description: 'a percentage from 0 to 100' })),
+          fee_fixed: Type.Optional(Price),
+          auto_top_up_check_ms: Type.Optional(Type.Integer({ minimum: 50, description: 'an integer of at least 50 (milliseconds)' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Sign-in methods for the page (contract §7); none is on unless written here. */
+const AuthSchema = Type.Object(
+  {
+    oidc: Type.Optional(Type.Array(OidcProviderConfigSchema)),
+    telegram: Type.Optional(Type.Object({ login: Type.Boolean() }, { additionalProperties: false })),
+    email: Type.Optional(
+      Type.Object(
+        {
+          smtp_url: Type.String({ pattern: '^smtps?://', description: 'an smtp:// or smtps:// URL' }),
+          from: Type.String({ minLength: 3, description: 'the From address of sign-in mails' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Who may sign up (contract §7). */
+const SignupSchema = Type.Object(
+  {
+    mode: Type.Optional(Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('invite')], { description: 'one of closed, open, invite' })),
+    bonus_credits: Type.Optional(Price),
+    allowed_email_domains: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+$', description: 'a domain like example.com' }))),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
+    auth: Type.Optional(AuthSchema),
+    signup: Type.Optional(SignupSchema),
     hosted_tools: Type.Optional(HostedToolsSchema),
+    payments: Type.Optional(PaymentsSchema),
     limits: Type.Optional(
       Type.Object(
         {

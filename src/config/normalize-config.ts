@@ -4,8 +4,9 @@ import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../core/provider-connection-limits.js';
 import { defaultTextParameters, isTextProviderApi } from '../core/protocol-descriptor.js';
-import { textProviderApis, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { textProviderApis, type AuthConfig, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
+import { normalizePayments } from './normalize-payments.js';
 
 export const canonicalParameters = new Set([
   'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
@@ -53,6 +54,13 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     models,
     tasks: normalizeTaskSchedules(file.tasks),
     hostedTools: normalizeHostedTools(file.hosted_tools, models, fail),
+    ...(file.payments && { payments: normalizePayments(file.payments, fail) }),
+    auth: normalizeAuth(file.auth, server, fail),
+    signup: {
+      mode: file.signup?.mode ?? 'closed',
+      bonusCredits: usdToNano(file.signup?.bonus_credits ?? 0),
+      allowedEmailDomains: (file.signup?.allowed_email_domains ?? []).map((domain) => domain.toLowerCase()),
+    },
     media: {
       syncWindowMs: file.media?.sync_window_ms ?? defaultMediaConfig.syncWindowMs,
       pollIntervalMs: file.media?.poll_interval_ms ?? defaultMediaConfig.pollIntervalMs,
@@ -264,4 +272,19 @@ function normalizeHostedTools(
     tools.imageGeneration = { model: image.model };
   }
   return tools;
+}
+
+function normalizeAuth(auth: ConfigFile['auth'], server: ServerConfig, fail: (path: string, expected: string) => never): AuthConfig {
+  const oidc = [...(auth?.oidc ?? [])];
+  const ids = new Set<string>();
+  oidc.forEach((provider, index) => {
+    if (ids.has(provider.id)) fail(`auth.oidc[${index}].id`, `expected a unique provider id, "${provider.id}" appears twice`);
+    ids.add(provider.id);
+  });
+  const login = auth?.telegram?.login ?? false;
+  // The widget's data is signed with the bot's token: without one no hash could be checked.
+  if (login && !server.telegram) fail('auth.telegram.login', 'expected TELEGRAM_BOT_TOKEN to be set (the Login Widget is signed with the bot token)');
+  // Links handed out must name the page's origin, never a caller-chosen Host header.
+  if ((oidc.length > 0 || auth?.email) && !server.publicUrl) fail('auth', 'expected SWITCHYARD_PUBLIC_URL to be set (sign-in links and redirect URIs are built on it)');
+  return { oidc, telegram: { login }, email: auth?.email ? { smtpUrl: auth.email.smtp_url, from: auth.email.from } : null };
 }

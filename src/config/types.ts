@@ -8,6 +8,7 @@ import type { HttpLimits } from './http-limits.js';
 export { textProviderApis, type ProviderApi, type TextProviderApi } from '../core/protocol-descriptor.js';
 import type { ProviderApi } from '../core/protocol-descriptor.js';
 import type { ProviderConnectionLimits } from '../core/provider-connection-limits.js';
+import type { OidcProviderConfig } from './oidc-provider-config.js';
 
 export interface ProviderTimeouts {
   /** TCP + TLS connect. */
@@ -252,6 +253,56 @@ export interface Config {
   hostedTools?: HostedToolsConfig;
   /** Per task kind (`video`, `image`): schedule overrides for the task engine; engine defaults when absent. */
   tasks?: Record<string, TaskScheduleConfig>;
+  /** Top-ups through a payment provider (contract §7); absent: no checkout, no webhook route. */
+  payments?: PaymentsConfig;
+  /** Sign-in methods of the page (contract §7); absent or empty: none is on. */
+  auth?: AuthConfig;
+  /** Who may sign up; absent: `closed`, no bonus. */
+  signup?: SignupConfig;
+}
+
+/** The `payments:` section; amounts are nano-USD. */
+export interface PaymentsConfig {
+  stripe?: StripeConfig;
+}
+
+export interface StripeConfig {
+  /** Secret: never logged. */
+  secretKey: string;
+  webhookSecret: string;
+  /** Where the SDK sends its requests; absent: Stripe's own API. */
+  apiBase?: string;
+  currency: 'usd';
+  /** The amount buttons the page offers. */
+  amounts: bigint[];
+  min: bigint;
+  max: bigint;
+  /** A percentage in nano-percent (2.9 % is 2_900_000_000n), exact. */
+  feePercentNano: bigint;
+  feeFixed: bigint;
+  /** How often each instance looks for accounts below their auto top-up threshold. */
+  autoTopUpCheckMs: number;
+}
+
+/** The `auth:` section (contract §7). */
+export interface AuthConfig {
+  /** As written in the file (`client_secret` is a secret, never logged); the OIDC client takes these. */
+  oidc: OidcProviderConfig[];
+  /** Telegram Login Widget sign-in; needs TELEGRAM_BOT_TOKEN, whose bot signs the widget's data. */
+  telegram: { login: boolean };
+  /** Magic links by mail; null when off. `smtpUrl` is a secret (it may carry a password). */
+  email: { smtpUrl: string; from: string } | null;
+}
+
+export type SignupMode = 'closed' | 'open' | 'invite';
+
+/** The `signup:` section (contract §7). */
+export interface SignupConfig {
+  mode: SignupMode;
+  /** Nano-USD granted to the account a new user gets, once per verified identity. */
+  bonusCredits: bigint;
+  /** Lower-case domains an email-identified sign-up must be in; empty: any. */
+  allowedEmailDomains: string[];
 }
 
 /** One kind under the `tasks:` section of the config file, in milliseconds. */

@@ -17,10 +17,10 @@ export interface ErrorCatalogEntry {
 
 export const errorCatalog = {
   invalid_request: { status: 400, when: 'invalid JSON, body not an object, missing, unsupported or out-of-bounds field' },
-  invalid_api_key: { status: 401, when: 'key (or admin token) missing, wrong or revoked' },
+  invalid_api_key: { status: 401, when: 'key (or admin token) missing, wrong or revoked; a page session ended or unknown' },
   insufficient_balance: { status: 402, when: 'not enough funds (the message states what the request needs and what is available)' },
   messenger_link_required: { status: 403, when: 'a free model without a linked messenger account' },
-  forbidden: { status: 403, when: 'an ordinary key on a management endpoint' },
+  forbidden: { status: 403, when: 'an ordinary key on a management endpoint; a page session without `x-csrf-token` on a change, without `x-switchyard-account`, or whose role does not allow the endpoint; a refused sign-in' },
   not_found: { status: 404, when: 'unknown route, or an id the caller may not see' },
   previous_response_not_found: { status: 404, when: '`previous_response_id` unknown, deleted, expired, or another account’s (or another key’s, for an ordinary key)' },
   method_not_allowed: { status: 405, when: 'known path, wrong method (with `Allow`)' },

@@ -4,6 +4,8 @@ import { secretsEqual } from '../auth/api-key-format.js';
 import { authenticateKey, cachedPrincipal, invalidApiKey, readPresentedKey } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { acceptsSession, authenticateSession } from '../people/authenticate-session.js';
+import { readSessionCookie } from '../people/session-secrets.js';
 
 /**
  * Enforces each route's `config.auth` level as the request arrives, before its body is read or
@@ -24,6 +26,18 @@ export function registerAuth(app: FastifyInstance, context: AppContext): void {
       return done();
     }
     if (level === 'optional' && presented === undefined) return done();
+    // A signed-in page on the account endpoints (people/authenticate-session.ts): only when no key
+    // is presented, so a request with a key goes on below exactly as before, its cookie ignored.
+    if (presented === undefined && acceptsSession(request.routeOptions.url)) {
+      const token = readSessionCookie(request.headers.cookie);
+      if (token !== undefined) {
+        authenticateSession(context, request, level === 'management' ? 'management' : 'key', token).then((principal) => {
+          request.principal = principal;
+          done();
+        }, done);
+        return;
+      }
+    }
     const cached = cachedPrincipal(context.keyCache, presented);
     if (cached) return admit(request, level, cached, done);
     authenticateKey(context.store.db, context.keyCache, presented).then((principal) => admit(request, level, principal, done), done);

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * CORS for browser clients (the AI SDK in a page, a playground), only for the configured origins.
- * Keys travel in headers, never cookies, so credentials mode stays off.
+ * Keys travel in headers, so credentials mode stays off: the page's session cookie (`sy_session`)
+ * is for the page's own origin only, and no other origin may make a request that carries it and
+ * read the answer.
  */
 export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   if (origins.length === 0) return;

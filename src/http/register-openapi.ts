@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { acceptsSession } from '../people/authenticate-session.js';
 import { openApiExamples } from './openapi-examples.js';
 
 /** Routes that are not part of the public API: the page, its assets and the bot's webhook. */
@@ -10,6 +11,7 @@ export function isUndocumentedRoute(url: string): boolean {
 function tagOf(url: string): string {
   if (url === '/health' || url === '/ready' || url === '/metrics') return 'operations';
   if (url.startsWith('/admin') || url.startsWith('/v1/admin')) return 'admin';
+  if (url.startsWith('/auth/')) return 'sign-in';
   // Gemini's style: models/{model}:{action}, and its model list.
   if (url.startsWith('/v1beta/') || url === '/v1/models/*') return 'generation';
   const segment = url.split('/')[2] ?? '';
@@ -54,16 +56,22 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           googApiKey: { type: 'apiKey', in: 'header', name: 'x-goog-api-key', description: 'An API key, for Gemini clients' },
           googKeyQuery: { type: 'apiKey', in: 'query', name: 'key', description: 'An API key as Google’s APIs take it (Gemini style only)' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_TOKEN' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'sy_session',
+            description: 'The page’s session (docs/sign-in.md): acts for the account named by `x-switchyard-account` within the user’s role; a change also carries `x-csrf-token` from `GET /auth/session`',
+          },
         },
       },
-      tags: ['generation', 'media', 'catalog', 'account', 'admin', 'operations'].map((name) => ({ name })),
+      tags: ['generation', 'media', 'catalog', 'account', 'sign-in', 'admin', 'operations'].map((name) => ({ name })),
     },
     transform: ({ schema, url, route }) => {
       const options = route as RouteOptions;
       const auth = options.config?.auth;
       const documented: Record<string, unknown> = { ...(schema as Record<string, unknown>), tags: [tagOf(url)] };
       const security = options.config?.keyInQuery ? [{ bearerKey: [] }, { xApiKey: [] }, { googApiKey: [] }, { googKeyQuery: [] }] : securityOf(auth);
-      if (security) documented.security = security;
+      if (security) documented.security = auth !== 'optional' && acceptsSession(url) ? [...security, { sessionCookie: [] }] : security;
       if (isUndocumentedRoute(url)) documented.hide = true;
       const example = openApiExamples[`${String(options.method)} ${url}`];
       if (example) Object.assign(documented, example(documented));

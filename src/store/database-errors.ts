@@ -39,3 +39,9 @@ export function isDroppedMeanwhile(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '3F000' || code === '42P01' || code === '42703';
 }
+
+/** A unique index or primary key refused a second row (PostgreSQL 23505, SQLite's constraint codes). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

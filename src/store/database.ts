@@ -11,6 +11,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   ledger_entries: LedgerEntriesTable;
   ledger_references: LedgerReferencesTable;
+  audit_entries: AuditEntriesTable;
   reservations: ReservationsTable;
   requests: RequestsTable;
   usage_rollups: UsageRollupsTable;
@@ -24,6 +25,82 @@ export interface Database {
   instances: InstancesTable;
   media_files: MediaFilesTable;
   stored_responses: StoredResponsesTable;
+  users: UsersTable;
+  user_identities: UserIdentitiesTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  email_sign_in_tokens: EmailSignInTokensTable;
+  email_sign_in_senders: EmailSignInSendersTable;
+  oidc_states: OidcStatesTable;
+  redemption_batches: RedemptionBatchesTable;
+  redemption_codes: RedemptionCodesTable;
+  redemption_guards: RedemptionGuardsTable;
+  redemption_failures: RedemptionFailuresTable;
+  payment_customers: PaymentCustomersTable;
+  auto_top_ups: AutoTopUpsTable;
+}
+
+/** A person who signs in to the page (contract §7). `email` is stored in lower case. */
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string | null;
+  telegram_id: string | null;
+  created_at: string;
+}
+
+/** A sign-in method's subject for a user: `method` 'oidc', `issuer` the provider's issuer URL, `subject` its `sub`. */
+export interface UserIdentitiesTable {
+  method: string;
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** A user's role in an account: owner, admin, member or viewer. */
+export interface MembershipsTable {
+  user_id: string;
+  account_id: string;
+  role: string;
+  created_at: string;
+}
+
+/** A signed-in browser. Only the SHA-256 (hex) of the cookie's token is stored. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  last_used_at: string;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+/** A magic link: SHA-256 (hex) of its token, single use (`used` 0/1) until `expires_at`. */
+export interface EmailSignInTokensTable {
+  token_hash: string;
+  email: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
+  used: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** One row per address asking for magic links: the lock the 5-per-hour cap queues on. */
+export interface EmailSignInSendersTable {
+  email: string;
+  last_requested_at: string;
+}
+
+/** An OpenID Connect authorization request in flight; deleted when its callback uses it. */
+export interface OidcStatesTable {
+  state_hash: string;
+  provider_id: string;
+  nonce: string;
+  code_verifier: string;
+  return_to: string;
+  expires_at: string;
 }
 
 export interface InstancesTable {
@@ -63,6 +140,12 @@ export interface ApiKeysTable {
   /** JSON: {"<model id>": {"prompt": "<nano per 1M>", "completion": "<nano per 1M>"}} */
   model_max_prices: string;
   requests_per_minute: Int | null;
+  /** 'daily' | 'weekly' | 'monthly', or null: the limit is a lifetime total (issue 49). */
+  limit_reset: string | null;
+  /** Start of the period `period_usage` counts (ISO 8601); null without a reset. */
+  period_start: string | null;
+  /** Charged since `period_start`; without a reset, the same as `usage` (migration 2026-12-07-1940). */
+  period_usage: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 export interface LedgerEntriesTable {
@@ -241,4 +324,79 @@ export interface StoredResponsesTable {
   free: Generated<Int>;
   created_at: string;
   expires_at: string;
+}
+
+/** A batch of redemption codes as the operator made it (migration 2026-12-07-1930). */
+export interface RedemptionBatchesTable {
+  id: string;
+  /** Nano-USD each code credits. */
+  amount: bigint;
+  count: Int;
+  note: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+/** One code, known only by the SHA-256 (hex) of its normalized text. */
+export interface RedemptionCodesTable {
+  hash: string;
+  batch_id: string;
+  redeemed_at: string | null;
+  redeemed_account_id: string | null;
+}
+
+/** One row per account that has tried a code: the lock that runs its attempts one at a time. */
+export interface RedemptionGuardsTable {
+  account_id: string;
+  last_attempt_at: string;
+}
+
+/** Wrong attempts of the last ten minutes, at most five per account. */
+export interface RedemptionFailuresTable {
+  id: string;
+  account_id: string;
+  at: string;
+}
+
+/** An account's customer at a payment provider and its saved payment method (migration 2026-12-07-1920). */
+export interface PaymentCustomersTable {
+  account_id: string;
+  provider: string;
+  customer_id: string;
+  payment_method_id: string | null;
+  created_at: string;
+}
+
+/** An account's auto top-up: settings, the payment in flight, the last failure (`payments/db/auto-top-ups.ts`). */
+export interface AutoTopUpsTable {
+  account_id: string;
+  enabled: Int;
+  /** nano-USD */
+  threshold: bigint;
+  amount: bigint;
+  /** 1 once the balance has been seen at or above the threshold since the last payment. */
+  armed: Int;
+  /** The claim of the payment in flight; also its idempotency key. */
+  in_flight_id: string | null;
+  in_flight_since: string | null;
+  /** The provider's payment id once it was created. */
+  payment_id: string | null;
+  last_failure: string | null;
+  last_failure_at: string | null;
+  updated_at: string;
+}
+
+/** One change of keys, limits, members, alerts, sessions or money (contract §8; `audit/`). */
+export interface AuditEntriesTable {
+  id: string;
+  account_id: string;
+  at: string;
+  /** user | key | admin */
+  actor_type: string;
+  actor_id: string;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  /** JSON object */
+  details: string;
 }

@@ -1,4 +1,5 @@
 import { settleInTransaction } from '../billing/settle-in-transaction.js';
+import { keyPeriodsDue } from '../billing/roll-key-periods.js';
 import type { Clock } from '../core/clock.js';
 import { readIdTime } from '../core/id-time.js';
 import type { IdGenerator } from '../core/ids.js';
@@ -38,6 +39,10 @@ export async function endTask(
 ): Promise<bigint | null> {
   const now = context.clock.now();
   const cost = ending.status === 'completed' ? ending.cost : 0n;
+  // A new UTC day's key limit periods start before its first charge, outside the transaction
+  // (the roll locks keys only, in id order), as the books writer does (issue 49).
+  const due = keyPeriodsDue(context.store, now);
+  if (due) await due;
   // Rolled back whole on a conflict, so run again; the compare-and-set keeps it once.
   return retryOnConflict(() => context.store.db.transaction().execute(async (trx) => {
     const won = await finishTask(trx, {

@@ -16,7 +16,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const source = join(root, 'src');
 const rules = {
   account: /total_credits\)?\s*-\s*[\w.()]*?total_usage/g,
-  key: /spend_limit\)?\s*-\s*[\w.()]*?\busage\b/g,
+  // `usage` or `period_usage` (issue 49: what a key's limit counts, reset by period).
+  key: /spend_limit\)?\s*-\s*[\w.()]*?usage\b/g,
 };
 
 function copiesOf(rule: RegExp): string[] {

@@ -41,7 +41,10 @@ describe('GET /openapi.json', () => {
   });
 
   it('says how each route authenticates and shows examples on the main routes', () => {
-    expect(document.paths['/v1/keys']?.post?.security).toEqual([{ bearerKey: [] }, { xApiKey: [] }]);
+    expect(document.paths['/v1/keys']?.post?.security).toEqual([{ bearerKey: [] }, { xApiKey: [] }, { sessionCookie: [] }]);
+    // Paid endpoints take keys only: a page session cannot spend.
+    expect(document.paths['/v1/chat/completions']?.post?.security).toEqual([{ bearerKey: [] }, { xApiKey: [] }]);
+    expect(document.paths['/auth/email/start']?.post?.tags).toEqual(['sign-in']);
     expect(document.paths['/admin/accounts']?.post?.security).toEqual([{ adminToken: [] }]);
     expect(document.paths['/health']?.get?.security).toBeUndefined();
     const chat = document.paths['/v1/chat/completions']?.post?.requestBody as { content: { 'application/json': { example: unknown } } };

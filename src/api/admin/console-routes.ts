@@ -53,7 +53,7 @@ export function registerAdminConsoleRoutes(app: FastifyInstance, context: AppCon
         const limit = request.query.limit ?? defaultPageSize;
         const keys = await listActiveKeys(db, request.params.id, { limit: limit + 1, cursor: request.query.cursor });
         const page = toPage(keys, limit, (key) => key.id);
-        return { data: await encodeKeys(db, request.params.id, page.data), next_cursor: page.next_cursor };
+        return { data: await encodeKeys(db, request.params.id, page.data, context.clock.now()), next_cursor: page.next_cursor };
       },
     );
 

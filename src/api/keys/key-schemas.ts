@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_USD_AMOUNT } from '../../core/money.js';
+import type { LimitReset } from '../../billing/limit-periods.js';
 
 const Usd = Type.Number({ minimum: 0, maximum: MAX_USD_AMOUNT });
 const PriceCapBody = Type.Object(
@@ -13,6 +14,8 @@ const limitFields = {
   max_price: Type.Optional(Type.Union([PriceCapBody, Type.Null()])),
   model_max_prices: Type.Optional(Type.Union([Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Union([PriceCapBody, Type.Null()]), { maxProperties: 1000 }), Type.Null()])),
   requests_per_minute: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()])),
+  // Contract §8 (OpenRouter's names): the limit counts the current period only; null, a lifetime total.
+  limit_reset: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Null()])),
 };
 
 export const CreateKeyBody = Type.Object(
@@ -32,6 +35,7 @@ export interface LimitFieldsInput {
   max_price?: PriceCapInput | null;
   model_max_prices?: Record<string, PriceCapInput | null> | null;
   requests_per_minute?: number | null;
+  limit_reset?: LimitReset | null;
 }
 
 export interface CreateKeyInput extends LimitFieldsInput {

@@ -6,6 +6,8 @@ import { notFound } from '../../errors/gateway-error.js';
 import { findActiveKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../store/repositories/api-keys.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 import { decodeLimits } from './decode-limits.js';
+import { setKeyLimitReset } from '../../billing/db/key-periods.js';
+import { periodStart } from '../../billing/limit-periods.js';
 import { forgetKeyAuthority } from './forget-key-authority.js';
 import { encodeKey, encodeKeys } from './encode-key.js';
 import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitFieldsInput } from './key-schemas.js';
@@ -31,15 +33,16 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
       maxPrice: limits.maxPrice,
       modelMaxPrices: limits.modelMaxPrices,
       requestsPerMinute: limits.requestsPerMinute,
+      limitReset: request.body.limit_reset,
     });
-    return reply.code(201).send({ data: encodeKey(record), key: secret });
+    return reply.code(201).send({ data: encodeKey(record, context.clock.now()), key: secret });
   });
 
   app.get<{ Querystring: PageQuery }>('/v1/keys', { schema: { querystring: PageQuery }, config }, async (request) => {
     const limit = request.query.limit ?? defaultPageSize;
     const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor });
     const page = toPage(keys, limit, (key) => key.id);
-    return { data: await encodeKeys(db, request.principal!.accountId, page.data), next_cursor: page.next_cursor };
+    return { data: await encodeKeys(db, request.principal!.accountId, page.data, context.clock.now()), next_cursor: page.next_cursor };
   });
 
   // The calling key's own object, for any key (OpenRouter's GET /api/v1/key): an ordinary key learns its limit and what is left after a 402.
@@ -47,7 +50,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
     const { accountId, keyId } = request.principal!;
     const key = await findActiveKey(db, accountId, keyId);
     if (!key) throw notFound('Key');
-    return { data: (await encodeKeys(db, accountId, [key]))[0] };
+    return { data: (await encodeKeys(db, accountId, [key], context.clock.now()))[0] };
   });
 
   app.patch<{ Params: { key_id: string }; Body: LimitFieldsInput }>(
@@ -57,10 +60,18 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
       const { accountId } = request.principal!;
       const changes = decodeLimits(context.catalog, request.body);
       if (!(await updateKeyLimits(db, accountId, request.params.key_id, changes))) throw notFound(`Key '${request.params.key_id}'`);
+      const reset = request.body.limit_reset;
+      if (reset !== undefined) {
+        // What the limit counts changes (issue 49): this period's usage, or the lifetime usage.
+        const now = context.clock.now();
+        const start = reset === null ? null : periodStart(reset, now).toISOString();
+        const change = { accountId, keyId: request.params.key_id, reset, periodStart: start, postgres: context.store.dialect === 'postgres' };
+        if (!(await setKeyLimitReset(db, change))) throw notFound(`Key '${request.params.key_id}'`);
+      }
       await forgetKeyAuthority(context, request.params.key_id);
       const key = await findActiveKey(db, accountId, request.params.key_id);
       if (!key) throw notFound(`Key '${request.params.key_id}'`);
-      return { data: (await encodeKeys(db, accountId, [key]))[0] };
+      return { data: (await encodeKeys(db, accountId, [key], context.clock.now()))[0] };
     },
   );
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { readsWholeAccount } from '../../auth/principal.js';
 import type { AppContext } from '../../app-context.js';
 import { idFloorAt } from '../../core/id-time.js';
 import { invalidRequest, notFound } from '../../errors/gateway-error.js';
@@ -21,7 +22,7 @@ export function registerRequestRoutes(app: FastifyInstance, context: AppContext)
 
   app.get<{ Params: RequestParams }>('/v1/requests/:request_id', { schema: { params: RequestParams }, config }, async (request) => {
     const principal = request.principal!;
-    const record = await findRequest(db, principal.accountId, request.params.request_id, principal.management ? undefined : principal.keyId);
+    const record = await findRequest(db, principal.accountId, request.params.request_id, readsWholeAccount(principal) ? undefined : principal.keyId);
     if (!record) throw notFound(`Request '${request.params.request_id}'`);
     return { data: (await encodeRequests(db, principal.accountId, [record]))[0] };
   });
@@ -33,13 +34,13 @@ export function registerRequestRoutes(app: FastifyInstance, context: AppContext)
     const toMs = query.to === undefined ? undefined : parseUtcDay(query.to, 'to');
     if (startMs !== undefined && toMs !== undefined && startMs > toMs) throw invalidRequest("'from' must not be after 'to'", 'from');
     // An ordinary key asking for another key's requests gets an empty list, as for a missing key.
-    if (!principal.management && query.key_id !== undefined && query.key_id !== principal.keyId) return { data: [], next_cursor: null };
+    if (!readsWholeAccount(principal) && query.key_id !== undefined && query.key_id !== principal.keyId) return { data: [], next_cursor: null };
     const limit = query.limit ?? defaultPageSize;
     const rows = await listRequests(
       db,
       {
         accountId: principal.accountId,
-        keyId: principal.management ? query.key_id : principal.keyId,
+        keyId: readsWholeAccount(principal) ? query.key_id : principal.keyId,
         model: query.model,
         provider: query.provider,
         status: query.status,

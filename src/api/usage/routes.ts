@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { readsWholeAccount } from '../../auth/principal.js';
 import type { AppContext } from '../../app-context.js';
 import { buildUsageReport } from './build-usage-report.js';
 
@@ -17,7 +18,7 @@ export type UsageQuery = Static<typeof UsageQuery>;
 export function registerUsageRoutes(app: FastifyInstance, context: AppContext): void {
   app.get<{ Querystring: UsageQuery }>('/v1/usage', { schema: { querystring: UsageQuery }, config: { auth: 'key' } }, async (request) => {
     const principal = request.principal!;
-    const scope = { accountId: principal.accountId, keyId: principal.management ? undefined : principal.keyId, nowMs: context.clock.now().getTime() };
+    const scope = { accountId: principal.accountId, keyId: readsWholeAccount(principal) ? undefined : principal.keyId, nowMs: context.clock.now().getTime() };
     return { data: await buildUsageReport(context.store.db, scope, request.query) };
   });
 }

@@ -164,7 +164,8 @@ export async function applyBooks(run: PostgresRun, books: AppliedBooks): Promise
              update accounts set reserved = accounts.reserved - v.released, total_usage = accounts.total_usage + v.charged
              from unnest($1::text[], $2::int8[], $3::int8[]) as v(id, released, charged) where accounts.id = v.id),
            charged_keys as (
-             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
+             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged,
+               period_usage = api_keys.period_usage + v.charged
              from unnest($4::text[], $5::int8[], $6::int8[]) as v(id, released, charged) where api_keys.id = v.id),
            entries as (
              insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at)
@@ -284,7 +285,8 @@ export async function applyCoveredBooks(run: PostgresRun, books: CoveredBooks): 
              from (select account_id as id, sum(held)::int8 as released, sum(cost)::int8 as charged from active group by account_id) as v
              where accounts.id = v.id),
            charged_keys as (
-             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged
+             update api_keys set reserved = api_keys.reserved - v.released, usage = api_keys.usage + v.charged,
+               period_usage = api_keys.period_usage + v.charged
              from (select key_id as id, sum(held)::int8 as released, sum(cost)::int8 as charged from active where key_id is not null group by key_id) as v
              where api_keys.id = v.id),
            entries as (

@@ -47,7 +47,7 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
   const accountFree = database.prepare(`select ${accountFreeSql} as free from accounts where id = ?`);
   const keyFree = database.prepare(`select ${keyFreeSql} as free from api_keys where id = ? and spend_limit is not null`);
   const updateAccount = database.prepare('update accounts set reserved = reserved - ?, total_usage = total_usage + ? where id = ?');
-  const updateKey = database.prepare('update api_keys set reserved = reserved - ?, usage = usage + ? where id = ?');
+  const updateKey = database.prepare('update api_keys set reserved = reserved - ?, usage = usage + ?, period_usage = period_usage + ? where id = ?');
   const insertEntry = database.prepare(
     'insert into ledger_entries (id, account_id, key_id, kind, amount, request_id, note, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -71,7 +71,7 @@ export function prepareBooksStatements(database: SqliteDatabase.Database): Books
     accountFree: (id) => (accountFree.get(id) as { free: bigint } | undefined)?.free,
     keyFree: (id) => (keyFree.get(id) as { free: bigint } | undefined)?.free,
     changeAccount: (change) => void updateAccount.run(change.released, change.charged, change.id),
-    changeKey: (change) => void updateKey.run(change.released, change.charged, change.id),
+    changeKey: (change) => void updateKey.run(change.released, change.charged, change.charged, change.id),
     insertLedgerEntry: (entry) => void insertEntry.run(entry.id, entry.account_id, entry.key_id, entry.kind, entry.amount, entry.request_id, entry.note, entry.created_at),
     setRequestCost: (id, cost) => void setCost.run(cost, id),
     addRollup: (delta) => void addRollup.run(delta.accountId, delta.day, delta.keyId, delta.model, delta.provider, delta.requests, delta.promptTokens, delta.completionTokens, delta.cost),

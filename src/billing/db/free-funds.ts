@@ -21,8 +21,13 @@ import { sql, type RawBuilder } from 'kysely';
  */
 export const accountFreeSql = 'total_credits - total_usage - reserved';
 
-/** A key's free funds: null for a key without a spend limit. */
-export const keyFreeSql = 'spend_limit - usage - reserved';
+/**
+ * A key's free funds: null for a key without a spend limit. `period_usage` is what the limit
+ * counts: what was charged since the key's period began (`limit_reset`, issue 49), and for a key
+ * without a reset its lifetime `usage` (the books add every charge to both). The roll-over to a
+ * new period (`db/key-periods.ts`) only ever lowers it, so a row not yet rolled reads as less free.
+ */
+export const keyFreeSql = 'spend_limit - period_usage - reserved';
 
 /** `accountFreeSql` as a Kysely fragment. */
 export const accountFree: RawBuilder<bigint> = sql.raw<bigint>(accountFreeSql);

@@ -3,6 +3,7 @@ import type { Database } from '../../store/database.js';
 import { toBigInt } from '../../store/convert.js';
 import { heartbeatTimeOf, type HeartbeatTime } from '../../store/repositories/instances.js';
 import { accountFree, keyFree } from './free-funds.js';
+import type { LimitReset } from '../limit-periods.js';
 
 /**
  * Ids of reservations that outlived their bound (their request crashed or was lost), judged by
@@ -59,6 +60,12 @@ export async function readSpendable(db: Kysely<Database>, accountId: string, key
     }
   }
   return spendable > 0n ? spendable : 0n;
+}
+
+/** The key's `limit_reset` (issue 49), or null: a lifetime limit, or no such key. */
+export async function readKeyReset(db: Kysely<Database>, keyId: string): Promise<LimitReset | null> {
+  const row = await db.selectFrom('api_keys').select('limit_reset').where('id', '=', keyId).executeTakeFirst();
+  return (row?.limit_reset ?? null) as LimitReset | null;
 }
 
 export interface UncollectedEntry {

@@ -21,6 +21,11 @@ import * as storedResponseFree from './2026-12-07-1320-stored-response-free.js';
 import * as keyChangeSignal from './2026-12-07-1330-key-change-signal.js';
 import * as requestErrorMessage from './2026-12-07-1340-request-error-message.js';
 import * as ledgerReferences from './2026-12-07-1900-ledger-references.js';
+import * as payments from './2026-12-07-1920-payments.js';
+import * as people from './2026-12-07-1910-people.js';
+import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
+import * as keyLimitReset from './2026-12-07-1940-key-limit-reset.js';
+import * as auditLog from './2026-12-07-1950-audit-log.js';
 import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -47,6 +52,11 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1330-key-change-signal': keyChangeSignal,
   '2026-12-07-1340-request-error-message': requestErrorMessage,
   '2026-12-07-1900-ledger-references': ledgerReferences,
+  '2026-12-07-1920-payments': payments,
+  '2026-12-07-1910-people': people,
+  '2026-12-07-1930-redemption-codes': redemptionCodes,
+  '2026-12-07-1940-key-limit-reset': keyLimitReset,
+  '2026-12-07-1950-audit-log': auditLog,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */

@@ -22,6 +22,12 @@ export interface ApiKeyRecord {
   maxPrice: PriceCap | null;
   modelMaxPrices: Record<string, PriceCap>;
   requestsPerMinute: number | null;
+  /** 'daily' | 'weekly' | 'monthly', or null: a lifetime limit (issue 49). */
+  limitReset: string | null;
+  /** The start of the period `periodUsage` counts (ISO 8601); null without a reset. */
+  periodStart: string | null;
+  /** What the limit counts: charged since `periodStart`, or the lifetime usage without a reset. */
+  periodUsage: bigint;
 }
 
 export interface NewApiKey {
@@ -36,6 +42,9 @@ export interface NewApiKey {
   maxPrice: PriceCap | null;
   modelMaxPrices: Record<string, PriceCap>;
   requestsPerMinute: number | null;
+  limitReset?: string | null;
+  /** The current period's start when `limitReset` is set. */
+  periodStart?: string | null;
 }
 
 export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promise<void> {
@@ -57,6 +66,8 @@ export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promis
       max_price_completion: key.maxPrice?.completion ?? null,
       model_max_prices: serializeModelMaxPrices(key.modelMaxPrices),
       requests_per_minute: key.requestsPerMinute,
+      limit_reset: key.limitReset ?? null,
+      period_start: key.periodStart ?? null,
     })
     .execute();
 }
@@ -150,6 +161,9 @@ function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     maxPrice: prompt === null && completion === null ? null : { prompt, completion },
     modelMaxPrices: parseModelMaxPrices(row.model_max_prices),
     requestsPerMinute: row.requests_per_minute === null ? null : toNumber(row.requests_per_minute),
+    limitReset: row.limit_reset,
+    periodStart: row.period_start,
+    periodUsage: toBigInt(row.period_usage),
   };
 }
 

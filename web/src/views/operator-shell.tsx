@@ -2,12 +2,14 @@ import { Shell, useCurrentView, type Tab } from '../components/shell.js';
 import type { Session } from '../session.js';
 import { AccountsView } from './accounts-view.js';
 import { HealthView } from './health-view.js';
+import { RedemptionView } from './redemption-view.js';
 import { UsersView } from './users-view.js';
 
 const tabs: Tab[] = [
   { id: 'accounts', label: 'Accounts' },
   { id: 'users', label: 'Users' },
   { id: 'health', label: 'Provider health' },
+  { id: 'redemption', label: 'Redemption codes' },
 ];
 
 export function OperatorShell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
@@ -17,6 +19,7 @@ export function OperatorShell({ session, onSignOut }: { session: Session; onSign
       {current === 'accounts' && <AccountsView token={session.token} route={route} />}
       {current === 'users' && <UsersView token={session.token} />}
       {current === 'health' && <HealthView token={session.token} />}
+      {current === 'redemption' && <RedemptionView token={session.token} />}
     </Shell>
   );
 }

@@ -1,0 +1,59 @@
+import type { AppContext } from '../app-context.js';
+import { postMovement } from '../billing/db/post-movement.js';
+import { retryOnConflict } from '../store/retry-conflicts.js';
+import { failAutoTopUp, settleAutoTopUp } from './db/auto-top-ups.js';
+import { savePaymentMethod } from './db/payment-customers.js';
+import type { PaymentEvent } from './payment-provider.js';
+
+export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId' | 'logger' | 'ledger'>;
+
+/**
+ * Posts a provider's money events, all in one transaction: the caller answers the provider 2xx
+ * only after this returns, so an event is either committed or delivered again. Each movement
+ * posts once per reference (`postMovement`), however many deliveries race on however many
+ * instances. An event for an account that does not exist (deleted, or another deployment's
+ * webhook) is logged and skipped.
+ */
+export async function applyPaymentEvents(dependencies: PaymentDependencies, provider: string, events: PaymentEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const { store, clock, createId, logger } = dependencies;
+  const lowered = new Set<string>();
+  await retryOnConflict(() =>
+    store.db.transaction().execute(async (trx) => {
+      const now = clock.now().toISOString();
+      for (const event of events) {
+        const account = await trx.selectFrom('accounts').select('id').where('id', '=', event.accountId).executeTakeFirst();
+        if (!account) {
+          logger.warn({ provider, type: event.type, accountId: event.accountId }, 'payment event for an unknown account; skipped');
+          continue;
+        }
+        if (event.type === 'auto_top_up_failed') {
+          if (await failAutoTopUp(trx, event.accountId, event.claimId, event.message, now)) {
+            // The alert channel is issue 49's; until then the operator's log says it.
+            logger.warn({ provider, accountId: event.accountId, reason: event.message }, 'auto top-up payment failed; auto top-up turned off');
+          }
+          continue;
+        }
+        const posted = await postMovement(trx, {
+          id: createId('led'),
+          accountId: event.accountId,
+          kind: event.type,
+          amount: event.amount,
+          reference: event.reference,
+          note: null,
+          receiptUrl: event.type === 'top_up' || event.type === 'auto_top_up' ? event.receiptUrl : null,
+          createdAt: now,
+        });
+        if (event.type === 'top_up' && event.customerId && event.paymentMethodId) {
+          await savePaymentMethod(trx, { accountId: event.accountId, provider, customerId: event.customerId, paymentMethodId: event.paymentMethodId, createdAt: now });
+        }
+        if (event.type === 'auto_top_up' && event.claimId) await settleAutoTopUp(trx, event.accountId, event.claimId);
+        if (posted && event.amount < 0n) lowered.add(event.accountId);
+        if (posted) logger.info({ provider, type: event.type, accountId: event.accountId, reference: event.reference }, 'payment posted');
+      }
+    }),
+  );
+  // Leases hold slices granted under the old balance: they go back before the provider is
+  // answered, so the next request meets the lowered balance (402 when it is below zero).
+  for (const accountId of lowered) await dependencies.ledger.reclaimAccount(accountId);
+}
