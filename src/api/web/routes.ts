@@ -39,9 +39,11 @@ export function pagePolicyFor(options: { telegramLogin: boolean }): string {
  * usual JSON 404 envelope.
  */
 export function registerWebRoutes(app: FastifyInstance, context: AppContext, assets: Map<string, PageAsset> = loadPageAssets()): void {
+  // Read per response: the Telegram widget is admitted exactly while Telegram sign-in is on.
+  const policy = () => pagePolicyFor({ telegramLogin: Boolean(context.config.auth?.telegram.login && context.config.server.telegram) });
   const send = (reply: FastifyReply, asset: PageAsset, immutable: boolean) =>
     reply
-      .header('content-security-policy', pageContentSecurityPolicy)
+      .header('content-security-policy', policy())
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
       .header('x-frame-options', 'DENY')
