@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { request, sessionEndedEvent } from './api.js';
+import { sessionEndedEvent } from './api.js';
 import { readLanding } from './landing.js';
 import { forgetAccount, loadPersonSession, type PersonSession } from './person-session.js';
 import { clearSession, loadSession, saveSession, type Session } from './session.js';
@@ -11,7 +11,7 @@ import { Loading } from './components/status.js';
 
 type State =
   | { kind: 'checking' }
-  | { kind: 'signed-out'; error?: unknown }
+  | { kind: 'signed-out' }
   | { kind: 'key'; session: Session }
   | { kind: 'person'; session: PersonSession };
 
@@ -23,34 +23,21 @@ export function App() {
   const [landing] = useState(readLanding);
   const [state, setState] = useState<State>(() => {
     const stored = loadSession();
-    return stored && !landing.telegram ? { kind: 'key', session: stored } : { kind: 'checking' };
+    return stored ? { kind: 'key', session: stored } : { kind: 'checking' };
   });
 
-  const checkPerson = async (error?: unknown) => {
+  const checkPerson = async () => {
     try {
       const person = await loadPersonSession();
-      setState(person ? { kind: 'person', session: person } : { kind: 'signed-out', error });
-    } catch (caught) {
-      setState({ kind: 'signed-out', error: caught });
+      setState(person ? { kind: 'person', session: person } : { kind: 'signed-out' });
+    } catch {
+      // The gateway could not say: the sign-in screen, whose key sign-in still works, shows the rest.
+      setState({ kind: 'signed-out' });
     }
   };
 
   useEffect(() => {
-    if (state.kind !== 'checking') return;
-    void (async () => {
-      let error: unknown;
-      if (landing.telegram) {
-        clearSession();
-        // The widget's redirect carries its signed fields; the server checks the hash (§7).
-        const fields: Record<string, string | number> = { ...landing.telegram, id: Number(landing.telegram.id), auth_date: Number(landing.telegram.auth_date) };
-        try {
-          await request(null, 'POST', '/auth/telegram', fields);
-        } catch (caught) {
-          error = caught;
-        }
-      }
-      await checkPerson(error);
-    })();
+    if (state.kind === 'checking') void checkPerson();
   }, [state.kind]);
 
   // A session ended elsewhere (another tab signed out, or "sign out everywhere"): back to sign-in.
@@ -72,11 +59,11 @@ export function App() {
   if (state.kind === 'signed-out') {
     return (
       <SignIn
-        initialError={state.error}
         onSignedIn={(signedIn) => {
           saveSession(signedIn);
           setState({ kind: 'key', session: signedIn });
         }}
+        onSessionStarted={() => setState({ kind: 'checking' })}
       />
     );
   }

@@ -3,7 +3,7 @@ import { request } from './api.js';
 /** What `GET /auth/providers` says is on: the sign-in choices and the sign-up mode. */
 export interface AuthProviders {
   oidc: Array<{ id: string; name: string }>;
-  telegram: { botUsername: string } | null;
+  telegram: { botUsername: string; botId: number } | null;
   email: boolean;
   signUpMode: 'closed' | 'open' | 'invite' | null;
 }
@@ -17,11 +17,11 @@ export async function loadAuthProviders(): Promise<AuthProviders> {
   const data = json?.data ?? {};
   const listed: any[] = Array.isArray(data.oidc) ? data.oidc : [];
   const telegram = data.telegram;
-  const botUsername = typeof telegram === 'object' && telegram !== null ? telegram.bot_username : null;
+  const bot = typeof telegram === 'object' && telegram !== null && typeof telegram.bot_username === 'string' && typeof telegram.bot_id === 'number' ? telegram : null;
   const mode = data.signup?.mode ?? null;
   return {
     oidc: listed.filter((entry) => typeof entry?.id === 'string').map((entry) => ({ id: entry.id, name: String(entry.name ?? entry.id) })),
-    telegram: typeof botUsername === 'string' ? { botUsername } : null,
+    telegram: bot ? { botUsername: bot.bot_username, botId: bot.bot_id } : null,
     email: Boolean(data.email),
     signUpMode: mode === 'closed' || mode === 'open' || mode === 'invite' ? mode : null,
   };

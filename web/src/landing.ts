@@ -1,24 +1,17 @@
 /**
  * What the page was brought back with, read once at load and then removed from the address bar
  * (so a reload or a shared URL repeats none of it):
- * - the Telegram Login Widget's redirect (`data-auth-url`): `?id=…&first_name=…&auth_date=…&hash=…`;
- * - a Checkout return: `?topup=success&session_id=cs_…` or `?topup=cancelled`.
- * (A refused OIDC or magic-link sign-in never comes back here: the server answers those with a
- * page of its own that says why.)
+ * a Checkout return, `?topup=success&session_id=cs_…` or `?topup=cancelled`. (No sign-in ever
+ * comes back here in the query: OIDC and magic links end at the server, which sets the cookie or
+ * answers a page of its own saying why not, and Telegram's fields come back as a script value.)
  */
 export interface Landing {
-  telegram?: Record<string, string>;
   topUp?: { outcome: 'success' | 'cancel'; sessionId: string | null };
 }
-
-const telegramFields = ['id', 'first_name', 'last_name', 'username', 'photo_url', 'auth_date', 'hash'];
 
 export function readLanding(): Landing {
   const params = new URLSearchParams(location.search);
   const landing: Landing = {};
-  if (params.has('hash') && params.has('id') && params.has('auth_date')) {
-    landing.telegram = Object.fromEntries(telegramFields.filter((name) => params.has(name)).map((name) => [name, params.get(name)!]));
-  }
   const topUp = params.get('topup');
   if (topUp === 'success' || topUp === 'cancelled') {
     landing.topUp = { outcome: topUp === 'success' ? 'success' : 'cancel', sessionId: params.get('session_id') };

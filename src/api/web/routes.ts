@@ -23,14 +23,19 @@ const basePolicy = [
 export const pageContentSecurityPolicy = basePolicy.join('; ');
 
 /**
- * With Telegram sign-in on, the Login Widget's script (telegram.org) and its frame
- * (oauth.telegram.org) are admitted as well, and nothing else: the page uses the widget's redirect
- * form, so no callback is evaluated from an attribute and `script-src` needs no eval.
+ * With Telegram sign-in on, the Login Widget's script (telegram.org) is admitted, and the call its
+ * `Telegram.Login.auth` makes to oauth.telegram.org when the person's login is already confirmed;
+ * nothing else. The page uses the callback form, whose answer comes back as a script value (not
+ * in a URL, not through an attribute evaluated as code), so `script-src` needs no eval.
  * https://core.telegram.org/widgets/login
  */
 export function pagePolicyFor(options: { telegramLogin: boolean }): string {
   if (!options.telegramLogin) return pageContentSecurityPolicy;
-  return [...basePolicy.map((rule) => (rule === "script-src 'self'" ? "script-src 'self' https://telegram.org" : rule)), 'frame-src https://oauth.telegram.org'].join('; ');
+  const widen: Record<string, string> = {
+    "script-src 'self'": "script-src 'self' https://telegram.org",
+    "connect-src 'self'": "connect-src 'self' https://oauth.telegram.org",
+  };
+  return basePolicy.map((rule) => widen[rule] ?? rule).join('; ');
 }
 
 /**

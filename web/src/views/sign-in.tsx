@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { ApiError, callApi } from '../api.js';
+import { ApiError, callApi, request } from '../api.js';
 import { loadAuthProviders } from '../auth-providers.js';
 import { ErrorMessage } from '../components/status.js';
 import type { Session } from '../session.js';
 import { describeSignInError, isClosedSignUp } from '../sign-in-error.js';
 import { useApi } from '../use-api.js';
 import { EmailSignIn } from './email-sign-in.js';
-import { TelegramLogin } from './telegram-login.js';
+import { TelegramLogin, type TelegramLoginFields } from './telegram-login.js';
 
 /**
  * Finds out what the credential is by asking the API: an account key answers /credits (and a
@@ -40,17 +40,28 @@ async function identify(token: string): Promise<Session> {
  * The sign-in screen: the choices `GET /auth/providers` lists (OIDC providers, Telegram, a magic
  * link by email), and, as before, a pasted API key or the operator's admin token.
  */
-export function SignIn({ onSignedIn, initialError }: { onSignedIn: (session: Session) => void; initialError?: unknown }) {
+export function SignIn({ onSignedIn, onSessionStarted }: { onSignedIn: (session: Session) => void; onSessionStarted: () => void }) {
   const providers = useApi(loadAuthProviders, []);
   const on = providers.data;
-  const refusal = describeSignInError(initialError);
+  const [refused, setRefused] = useState<unknown>(null);
+  const refusal = describeSignInError(refused);
+  // The fields as Telegram signed them, posted as JSON (contract §7); the server sets the session cookie.
+  const signInWithTelegram = async (fields: TelegramLoginFields) => {
+    setRefused(null);
+    try {
+      await request(null, 'POST', '/auth/telegram', fields);
+      onSessionStarted();
+    } catch (error) {
+      setRefused(error);
+    }
+  };
   const anyPersonMethod = on && (on.oidc.length > 0 || on.telegram !== null || on.email);
   return (
     <main class="sign-in">
       <h1>Switchyard</h1>
       {refusal && (
         <div class="error" role="alert" data-testid="sign-in-refused">
-          {isClosedSignUp(initialError) && <h2>Sign-up is closed</h2>}
+          {isClosedSignUp(refused) && <h2>Sign-up is closed</h2>}
           <p>{refusal}</p>
         </div>
       )}
@@ -67,7 +78,7 @@ export function SignIn({ onSignedIn, initialError }: { onSignedIn: (session: Ses
               ))}
             </div>
           )}
-          {on.telegram && <TelegramLogin botUsername={on.telegram.botUsername} />}
+          {on.telegram && <TelegramLogin botId={on.telegram.botId} onFields={(fields) => void signInWithTelegram(fields)} />}
           {on.email && <EmailSignIn />}
         </section>
       )}
