@@ -221,6 +221,43 @@ payments:
     expect(await pageWidth(page)).toBeLessThanOrEqual(phone.width);
     await saveScreenshot(page, 'store-paid');
 
+    // The card Checkout saved makes auto top-up possible: below $5, add $10.
+    const autoTopUp = page.getByRole('form', { name: 'Auto top-up' });
+    await expect.poll(() => autoTopUp.getByTestId('auto-top-up-state').textContent()).toBe('Off.');
+    await autoTopUp.getByLabel('Top up automatically with the card saved at checkout').check();
+    await autoTopUp.getByLabel('When the balance falls below (USD)').fill('5');
+    await autoTopUp.getByLabel(/^Add \(USD/).fill('10');
+    await autoTopUp.getByRole('button', { name: 'Save auto top-up' }).click();
+    await expect.poll(() => autoTopUp.getByTestId('auto-top-up-state').textContent()).toBe(`On: below ${formatUsd(5)}, add ${formatUsd(10)}.`);
+
+    // A code from the operator, redeemed on the page.
+    const batch = (await (
+      await fetch(`${publicUrl}/admin/redemption-codes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.test.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 3, count: 1, note: 'storefront test' }),
+      })
+    ).json()) as Json;
+    const redeem = page.getByRole('form', { name: 'Redeem a code' });
+    await redeem.getByLabel('Redemption code').fill(batch.data.codes[0]);
+    await redeem.getByRole('button', { name: 'Redeem' }).click();
+    await expect.poll(() => redeem.getByRole('status').textContent()).toBe(`Redeemed ${formatUsd(3)}. Your balance is ${formatUsd(bonus + 13)}.`);
+    await expect.poll(() => transactionKinds(page)).toEqual(['redemption', 'top_up', 'signup_bonus']);
+    await expect.poll(() => balanceOf(page).textContent()).toBe(formatUsd(bonus + 13));
+
+    // Another amount, within the bounds only; and a Checkout left with Cancel charges nothing.
+    const another = page.getByLabel(/^Another amount/);
+    await another.fill('2');
+    expect(await page.getByRole('button', { name: 'Pay with card' }).isDisabled()).toBe(true);
+    await another.fill('12.50');
+    await page.getByRole('button', { name: 'Pay with card' }).click();
+    await page.waitForURL(`${stripe.url}/pay/**`);
+    expect(await page.getByTestId('total').textContent()).toBe('$12.50');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.waitForURL(`${publicUrl}/#/billing`);
+    await expect.poll(() => page.getByTestId('top-up-result').textContent()).toBe('Payment cancelled: nothing was charged.');
+    await expect.poll(() => balanceOf(page).textContent()).toBe(formatUsd(bonus + 13));
+
     // A key made on the page calls the API (the official SDK, the same gateway, a simulated provider).
     await nav(page, 'Keys');
     await page.getByLabel('Key name').fill('shop');
@@ -233,7 +270,7 @@ payments:
     expect(completion.choices[0].message.content).toBeTruthy();
     await nav(page, 'Billing');
     const after = (await (await fetch(`${publicUrl}/v1/credits`, { headers: { authorization: `Bearer ${secret}` } })).json()) as Json;
-    expect(after.data.balance).toBeLessThan(bonus + 10);
+    expect(after.data.balance).toBeLessThan(bonus + 13);
     await expect.poll(() => balanceOf(page).textContent()).toBe(formatUsd(after.data.balance));
 
     await signOut(page);
@@ -382,7 +419,7 @@ payments:
     // Ada's account, from her row: her top-up and bonus, with the receipt.
     await rows.getByRole('link').first().click();
     const payments = page.getByRole('table', { name: 'Transactions of the account' });
-    await expect.poll(() => payments.locator('tbody tr').evaluateAll((found) => found.map((row) => (row as unknown as { dataset: { kind: string } }).dataset.kind))).toEqual(['top_up', 'signup_bonus']);
+    await expect.poll(() => payments.locator('tbody tr').evaluateAll((found) => found.map((row) => (row as unknown as { dataset: { kind: string } }).dataset.kind))).toEqual(['redemption', 'top_up', 'signup_bonus']);
     expect(await payments.getByRole('link', { name: `Receipt for Top-up of ${formatUsd(10)}` }).count()).toBe(1);
     await saveScreenshot(page, 'store-operator-payments');
     expect(problems.pageErrors).toEqual([]);

@@ -3,6 +3,7 @@ import { callApi, type Credential } from '../api.js';
 import { ErrorMessage, Loading } from '../components/status.js';
 import { formatTime, formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
+import type { PaymentOptions } from '../payment-options.js';
 import { parseCents } from './top-up-amount.js';
 
 interface AutoTopUp {
@@ -15,10 +16,11 @@ interface AutoTopUp {
 
 /**
  * Auto top-up (`GET`/`PUT /v1/credits/auto-top-up`): when a charge takes the balance below the
- * threshold, the saved card is charged the amount. The server needs a card saved by an earlier
- * Checkout and says so when there is none; the page shows its answer as it is.
+ * threshold, the saved card is charged the amount (within the top-up bounds, on or off). The
+ * server needs a card saved by an earlier Checkout and says so when there is none; the page shows
+ * its answer as it is.
  */
-export function AutoTopUpForm({ token }: { token: Credential }) {
+export function AutoTopUpForm({ token, options }: { token: Credential; options: PaymentOptions }) {
   const current = useApi(() => callApi<{ data: AutoTopUp }>(token, 'GET', '/v1/credits/auto-top-up'), [token]);
   const [enabled, setEnabled] = useState(false);
   const [threshold, setThreshold] = useState('');
@@ -29,22 +31,20 @@ export function AutoTopUpForm({ token }: { token: Credential }) {
     const data = current.data?.data;
     if (!data) return;
     setEnabled(data.enabled);
-    setThreshold(data.threshold === null ? '' : String(data.threshold));
-    setAmount(data.amount === null ? '' : String(data.amount));
+    // Never set: the lowest bound as the threshold and the first amount button as the top-up.
+    setThreshold(String(data.threshold ?? options.min));
+    setAmount(String(data.amount ?? options.amounts[0] ?? options.min));
   }, [current.data]);
   const thresholdCents = parseCents(threshold);
   const amountCents = parseCents(amount);
-  const valid = !enabled || (thresholdCents !== null && amountCents !== null && amountCents > 0);
+  const valid = thresholdCents !== null && amountCents !== null && amountCents >= Math.round(options.min * 100) && amountCents <= Math.round(options.max * 100);
   const submit = async (event: Event) => {
     event.preventDefault();
     setError(null);
     setSaved(false);
     try {
-      await callApi(token, 'PUT', '/v1/credits/auto-top-up', {
-        enabled,
-        threshold: thresholdCents === null ? null : thresholdCents / 100,
-        amount: amountCents === null ? null : amountCents / 100,
-      });
+      if (thresholdCents === null || amountCents === null) return;
+      await callApi(token, 'PUT', '/v1/credits/auto-top-up', { enabled, threshold: thresholdCents / 100, amount: amountCents / 100 });
       setSaved(true);
       current.reload();
     } catch (caught) {
@@ -75,11 +75,11 @@ export function AutoTopUpForm({ token }: { token: Credential }) {
       <div class="filters">
         <label>
           When the balance falls below (USD)
-          <input type="text" inputMode="decimal" value={threshold} disabled={!enabled} onInput={(event) => setThreshold((event.target as HTMLInputElement).value)} />
+          <input type="text" inputMode="decimal" value={threshold} onInput={(event) => setThreshold((event.target as HTMLInputElement).value)} />
         </label>
         <label>
-          Add (USD)
-          <input type="text" inputMode="decimal" value={amount} disabled={!enabled} onInput={(event) => setAmount((event.target as HTMLInputElement).value)} />
+          Add (USD, {formatUsd(options.min)} to {formatUsd(options.max)})
+          <input type="text" inputMode="decimal" value={amount} onInput={(event) => setAmount((event.target as HTMLInputElement).value)} />
         </label>
         <button type="submit" disabled={!valid}>
           Save auto top-up
