@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { callApi, type Credential } from '../api.js';
 import type { PaymentOptions } from '../payment-options.js';
+import { rememberAccount } from '../person-session.js';
 import { ErrorMessage } from '../components/status.js';
 import { formatUsd } from '../format.js';
 import { parseCents } from './top-up-amount.js';
@@ -24,6 +25,8 @@ export function TopUpForm({ token, options }: { token: Credential; options: Paym
     setError(null);
     try {
       const answer = await callApi<{ data: { id: string; url: string } }>(token, 'POST', '/v1/credits/checkout', { amount });
+      // Back from Checkout, this tab reopens the account that paid, whichever it would choose by default.
+      if (typeof token !== 'string') rememberAccount(token.accountId);
       location.assign(answer.data.url);
     } catch (caught) {
       setError(caught);
