@@ -20,8 +20,9 @@ interface AutoTopUp {
  * server needs a card saved by an earlier Checkout and says so when there is none; the page shows
  * its answer as it is.
  */
-export function AutoTopUpForm({ token, options }: { token: Credential; options: PaymentOptions }) {
-  const current = useApi(() => callApi<{ data: AutoTopUp }>(token, 'GET', '/v1/credits/auto-top-up'), [token]);
+export function AutoTopUpForm({ token, options, version }: { token: Credential; options: PaymentOptions; version: number }) {
+  // Read again when money moved (`version`): the top-up that was just credited saved the card.
+  const current = useApi(() => callApi<{ data: AutoTopUp }>(token, 'GET', '/v1/credits/auto-top-up'), [token, version]);
   const [enabled, setEnabled] = useState(false);
   const [threshold, setThreshold] = useState('');
   const [amount, setAmount] = useState('');

@@ -46,7 +46,7 @@ export function BillingView({ token, topUp }: { token: Credential; topUp?: Landi
       {options.error !== undefined && <ErrorMessage error={options.error} onRetry={options.reload} />}
       {options.data === null && <p class="status empty">This gateway takes no card payments; ask the operator for credits or a code.</p>}
       {options.data && <TopUpForm token={token} options={options.data} />}
-      {options.data && <AutoTopUpForm token={token} options={options.data} />}
+      {options.data && <AutoTopUpForm token={token} options={options.data} version={version} />}
       <RedeemForm token={token} onRedeemed={refresh} />
       <TransactionsView token={token} version={version} />
     </section>
