@@ -156,7 +156,7 @@ export async function startProxy(targetPort: number): Promise<SilenceableProxy> 
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);

@@ -68,6 +68,8 @@ export async function startSimulatedGateway(
     catalogYaml?: (simulatorUrl: string) => string;
     /** Tracing of the gateway (default: from the OTEL_* environment, off in tests). */
     tracing?: Tracing | null;
+    /** Listen on this port (default: any free one), for a test that must know the page's URL before the start. */
+    port?: number;
   } = {},
 ): Promise<SimulatedGateway> {
   const simulator = await startSimulator(options.simulator);
@@ -77,7 +79,7 @@ export async function startSimulatedGateway(
   config.server.redisUrl = options.redisUrl ?? null;
   options.configure?.(config);
   const test = await startTestApp({ databaseUrl, config, clock: options.clock, logger: options.logger, tracing: options.tracing });
-  await test.app.listen({ host: '127.0.0.1', port: 0 });
+  await test.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const { port } = test.app.server.address() as AddressInfo;
   const account = await test.createAccount({ credits: options.credits ?? 100 });
   return {

@@ -282,7 +282,7 @@ for (const database of testDatabases()) {
       const providers = await h.call('GET', '/auth/providers');
       expect(providers.body.data).toEqual({
         oidc: [],
-        telegram: { bot_username: 'switchyard_test_bot' },
+        telegram: { bot_username: 'switchyard_test_bot', bot_id: 123456789 },
         email: true,
         signup: { mode: 'open', allowed_email_domains: [] },
       });

@@ -5,21 +5,58 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId?: string,
+    /** The envelope's `metadata` (e.g. `reason` of a refused sign-in). */
+    readonly metadata: Record<string, unknown> = {},
   ) {
     super(message);
   }
 }
 
-/** Every number on the page comes through here, from the public API, with the key in a header. */
-export async function callApi<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * What a request is made with: a pasted key or admin token (sent as a bearer header, never as a
+ * cookie), or the person's cookie session acting for one of their accounts (§7: the account in
+ * `x-switchyard-account`, and on a change the session's CSRF token in `x-csrf-token`).
+ */
+export type Credential = string | AccountSession;
+
+export interface AccountSession {
+  kind: 'session';
+  accountId: string;
+  csrfToken: string;
+}
+
+const readOnlyMethods = new Set(['GET', 'HEAD']);
+
+/** A 401 on a cookie session means it ended (signed out elsewhere, expired): the app listens for this. */
+export const sessionEndedEvent = 'switchyard:session-ended';
+
+function headersFor(credential: Credential, method: string, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = hasBody ? { 'content-type': 'application/json' } : {};
+  if (typeof credential === 'string') headers.authorization = `Bearer ${credential}`;
+  else {
+    headers['x-switchyard-account'] = credential.accountId;
+    if (!readOnlyMethods.has(method)) headers['x-csrf-token'] = credential.csrfToken;
+  }
+  return headers;
+}
+
+/** Every number on the page comes through here, from the public API, with the key in a header or the session cookie. */
+export async function callApi<T>(credential: Credential, method: string, path: string, body?: unknown): Promise<T> {
+  const { json } = await request(credential, method, path, body);
+  return json as T;
+}
+
+/** The same, with the answer's headers (the session's CSRF token may come in one). */
+export async function request(credential: Credential | null, method: string, path: string, body?: unknown): Promise<{ json: any; headers: Headers; status: number }> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: credential === null ? (body === undefined ? {} : { 'content-type': 'application/json' }) : headersFor(credential, method, body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
-      credentials: 'omit',
+      // A key never travels with the cookie: a key-mode request must not act as whoever is signed in.
+      credentials: typeof credential === 'string' ? 'omit' : 'same-origin',
     });
   } catch {
     throw new ApiError(0, 'network_error', 'The gateway could not be reached. Check the connection and try again.');
@@ -33,9 +70,10 @@ export async function callApi<T>(token: string, method: string, path: string, bo
   }
   if (!response.ok) {
     const error = json?.error;
-    throw new ApiError(response.status, String(error?.code ?? 'http_error'), String(error?.message ?? `HTTP ${response.status}`), error?.metadata?.request_id);
+    if (response.status === 401 && credential !== null && typeof credential !== 'string') window.dispatchEvent(new Event(sessionEndedEvent));
+    throw new ApiError(response.status, String(error?.code ?? 'http_error'), String(error?.message ?? `HTTP ${response.status}`), error?.metadata?.request_id, error?.metadata ?? {});
   }
-  return json as T;
+  return { json, headers: response.headers, status: response.status };
 }
 
 /** `?a=1&b=2` from the defined, non-empty values. */

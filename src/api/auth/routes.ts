@@ -28,10 +28,13 @@ export function registerAuthRoutes(app: FastifyInstance, context: AppContext): v
     scope.get('/auth/providers', { config }, async () => {
       const auth = context.config.auth;
       const signup = context.config.signup;
+      const bot = context.config.server.telegram;
       return {
         data: {
           oidc: (auth?.oidc ?? []).map((provider) => ({ id: provider.id, name: provider.name, start_url: `/auth/oidc/${provider.id}/start` })),
-          telegram: auth?.telegram.login && context.config.server.telegram ? { bot_username: context.config.server.telegram.botUsername } : null,
+          // The bot's numeric id (the public part of its token, before the colon) is what the page's
+          // Telegram.Login.auth call names; the secret part never leaves the server.
+          telegram: auth?.telegram.login && bot ? { bot_username: bot.botUsername, bot_id: Number(bot.botToken.split(':')[0]) } : null,
           email: auth?.email != null,
           signup: { mode: signup?.mode ?? 'closed', allowed_email_domains: signup?.allowedEmailDomains ?? [] },
         },

@@ -3,11 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { loadPageAssets, type PageAsset } from './load-page-assets.js';
 
-/**
- * Only our own files, no inline script or style, no plugins, no framing; the page talks to this
- * origin only (its API calls are same-origin fetches with the key in a header).
- */
-export const pageContentSecurityPolicy = [
+const basePolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -18,7 +14,29 @@ export const pageContentSecurityPolicy = [
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+];
+
+/**
+ * Only our own files, no inline script or style, no plugins, no framing; the page talks to this
+ * origin only (its API calls are same-origin fetches with the key in a header or the session cookie).
+ */
+export const pageContentSecurityPolicy = basePolicy.join('; ');
+
+/**
+ * With Telegram sign-in on, the Login Widget's script (telegram.org) is admitted, and the call its
+ * `Telegram.Login.auth` makes to oauth.telegram.org when the person's login is already confirmed;
+ * nothing else. The page uses the callback form, whose answer comes back as a script value (not
+ * in a URL, not through an attribute evaluated as code), so `script-src` needs no eval.
+ * https://core.telegram.org/widgets/login
+ */
+export function pagePolicyFor(options: { telegramLogin: boolean }): string {
+  if (!options.telegramLogin) return pageContentSecurityPolicy;
+  const widen: Record<string, string> = {
+    "script-src 'self'": "script-src 'self' https://telegram.org",
+    "connect-src 'self'": "connect-src 'self' https://oauth.telegram.org",
+  };
+  return basePolicy.map((rule) => widen[rule] ?? rule).join('; ');
+}
 
 /**
  * The account settings page and operator console (web/), built by `npm run build` into
@@ -26,9 +44,11 @@ export const pageContentSecurityPolicy = [
  * usual JSON 404 envelope.
  */
 export function registerWebRoutes(app: FastifyInstance, context: AppContext, assets: Map<string, PageAsset> = loadPageAssets()): void {
+  // Read per response: the Telegram widget is admitted exactly while Telegram sign-in is on.
+  const policy = () => pagePolicyFor({ telegramLogin: Boolean(context.config.auth?.telegram.login && context.config.server.telegram) });
   const send = (reply: FastifyReply, asset: PageAsset, immutable: boolean) =>
     reply
-      .header('content-security-policy', pageContentSecurityPolicy)
+      .header('content-security-policy', policy())
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
       .header('x-frame-options', 'DENY')

@@ -1,17 +1,15 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
+import type { Tab } from '../role-tabs.js';
 import { navigate, routeHref, useRoute, type Route } from '../route.js';
 
-export interface Tab {
-  id: string;
-  label: string;
-}
+export type { Tab } from '../role-tabs.js';
 
 /**
  * Header, navigation and the current view; the navigation wraps on a phone-width screen. Each
  * section is a link to its own URL (`#/usage`), so it can be reloaded, bookmarked and left with Back.
  */
-export function Shell(props: { title: string; subtitle: string; tabs: Tab[]; current: string; onSignOut: () => void; children: ComponentChildren }) {
+export function Shell(props: { title: string; subtitle: string; tabs: Tab[]; current: string; onSignOut: () => void; toolbar?: ComponentChildren; children: ComponentChildren }) {
   return (
     <div class="shell">
       <header>
@@ -19,9 +17,12 @@ export function Shell(props: { title: string; subtitle: string; tabs: Tab[]; cur
           <h1>{props.title}</h1>
           <p class="muted">{props.subtitle}</p>
         </div>
-        <button type="button" class="secondary" onClick={props.onSignOut}>
-          Sign out
-        </button>
+        <div class="header-actions">
+          {props.toolbar}
+          <button type="button" class="secondary" onClick={props.onSignOut}>
+            Sign out
+          </button>
+        </div>
       </header>
       <nav aria-label="Sections">
         {props.tabs.map((tab) => (

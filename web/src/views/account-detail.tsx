@@ -5,6 +5,7 @@ import { formatTime, formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
 import type { AccountRow } from './accounts-view.js';
 import type { KeyRow } from './keys-view.js';
+import { AccountPayments } from './account-payments.js';
 import { UsageView } from './usage-view.js';
 
 /** One account for the operator: balance, grant credits, messenger link, keys, usage. */
@@ -135,6 +136,7 @@ export function AccountDetail({ token, id, onBack }: { token: string; id: string
           </table>
         </div>
       )}
+      <AccountPayments token={token} accountPath={path} />
       <p class="muted">Created {data ? formatTime(data.created_at) : '…'}</p>
       <UsageView token={token} path={`${path}/usage`} keysPath={`${path}/keys`} />
     </section>

@@ -1,5 +1,7 @@
 import { Shell, useCurrentView, type Tab } from '../components/shell.js';
+import type { Landing } from '../landing.js';
 import type { Session } from '../session.js';
+import { BillingView } from './billing-view.js';
 import { KeysView } from './keys-view.js';
 import { MessengerView } from './messenger-view.js';
 import { ModelsView } from './models-view.js';
@@ -8,10 +10,12 @@ import { ProvidersView } from './providers-view.js';
 import { RequestsView } from './requests-view.js';
 import { UsageView } from './usage-view.js';
 
-export function AccountShell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+export function AccountShell({ session, topUp, onSignOut }: { session: Session; topUp?: Landing['topUp']; onSignOut: () => void }) {
   // What a key may see is what the API lets it see: ordinary keys get no key or messenger management.
   const tabs: Tab[] = [
     { id: 'balance', label: 'Balance' },
+    // A management key may pay for the account too (§7), so it has the billing view.
+    ...(session.management ? [{ id: 'billing', label: 'Billing' }] : []),
     { id: 'usage', label: 'Usage' },
     { id: 'requests', label: 'Requests' },
     ...(session.management ? [{ id: 'keys', label: 'Keys' }] : []),
@@ -30,6 +34,7 @@ export function AccountShell({ session, onSignOut }: { session: Session; onSignO
       onSignOut={onSignOut}
     >
       {current === 'balance' && <OverviewView token={token} />}
+      {current === 'billing' && <BillingView token={token} topUp={topUp} />}
       {current === 'usage' && <UsageView token={token} path="/v1/usage" keysPath={session.management ? '/v1/keys' : undefined} />}
       {current === 'requests' && <RequestsView token={token} management={session.management} route={route} />}
       {current === 'keys' && <KeysView token={token} />}

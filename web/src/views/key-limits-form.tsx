@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { ErrorMessage } from '../components/status.js';
 import type { KeyRow } from './keys-view.js';
 
@@ -7,7 +7,7 @@ const toNumber = (text: string): number | null => (text.trim() === '' ? null : N
 const toText = (value: number | null | undefined): string => (value === null || value === undefined ? '' : String(value));
 
 /** PATCH /keys/{id}/limit: spending limit, key-wide max prices and one model's max prices (empty clears). */
-export function KeyLimitsForm({ token, keyRow, onSaved }: { token: string; keyRow: KeyRow; onSaved: () => void }) {
+export function KeyLimitsForm({ token, keyRow, onSaved }: { token: Credential; keyRow: KeyRow; onSaved: () => void }) {
   const [limit, setLimit] = useState(toText(keyRow.limit));
   const [prompt, setPrompt] = useState(toText(keyRow.max_price?.prompt));
   const [completion, setCompletion] = useState(toText(keyRow.max_price?.completion));

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { formatTime, formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
@@ -29,7 +29,7 @@ function formatCap(cap: PriceCap | null): string {
 }
 
 /** The account's keys (management keys only): create, limits and max prices, revoke. */
-export function KeysView({ token }: { token: string }) {
+export function KeysView({ token }: { token: Credential }) {
   const keys = useApi(() => callApi<{ data: KeyRow[]; next_cursor: string | null }>(token, 'GET', '/v1/keys?limit=500'), [token]);
   const [created, setCreated] = useState<{ key: KeyRow; secret: string } | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
@@ -128,7 +128,7 @@ export function KeysView({ token }: { token: string }) {
   );
 }
 
-function CreateKeyForm({ token, onCreated }: { token: string; onCreated: (key: KeyRow, secret: string) => void }) {
+function CreateKeyForm({ token, onCreated }: { token: Credential; onCreated: (key: KeyRow, secret: string) => void }) {
   const [name, setName] = useState('');
   const [limit, setLimit] = useState('');
   const [management, setManagement] = useState(false);

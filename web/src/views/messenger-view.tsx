@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { ErrorMessage, Loading } from '../components/status.js';
 import { formatTime } from '../format.js';
 import { useApi } from '../use-api.js';
@@ -23,7 +23,7 @@ const pollMs = 2_000;
  * Telegram linking (free models need it): a one-time code and the bot's deep link; the page
  * polls the link status until the bot has confirmed, then shows the account as linked.
  */
-export function MessengerView({ token }: { token: string }) {
+export function MessengerView({ token }: { token: Credential }) {
   const status = useApi(() => callApi<{ data: LinkStatus }>(token, 'GET', '/v1/messenger'), [token]);
   const [code, setCode] = useState<LinkCode | null>(null);
   const [error, setError] = useState<unknown>(null);

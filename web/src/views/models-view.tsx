@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { formatInteger, perMillion } from '../format.js';
 import { useApi } from '../use-api.js';
@@ -15,7 +15,7 @@ interface Model {
 }
 
 /** The catalog with prices, as GET /models gives it (per-token prices shown per 1M tokens). */
-export function ModelsView({ token }: { token: string }) {
+export function ModelsView({ token }: { token: Credential }) {
   const models = useApi(() => callApi<{ data: Model[] }>(token, 'GET', '/v1/models'), [token]);
   const [search, setSearch] = useState('');
   const shown = (models.data?.data ?? []).filter((model) => `${model.id} ${model.name}`.toLowerCase().includes(search.toLowerCase()));

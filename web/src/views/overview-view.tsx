@@ -1,4 +1,4 @@
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { ErrorMessage, Loading, Stat } from '../components/status.js';
 import { formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
@@ -15,7 +15,7 @@ interface OwnKey {
  * The account's balance, and this key's own limit, usage and what is left of it (GET /v1/key):
  * after a 402 an ordinary key sees whether its limit or the account's balance ran out.
  */
-export function OverviewView({ token }: { token: string }) {
+export function OverviewView({ token }: { token: Credential }) {
   const credits = useApi(() => callApi<Credits>(token, 'GET', '/v1/credits'), [token]);
   const key = useApi(() => callApi<OwnKey>(token, 'GET', '/v1/key'), [token]);
   const own = key.data?.data;

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { callApi, type Credential } from '../api.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { perMillion } from '../format.js';
 import { useApi } from '../use-api.js';
@@ -17,7 +17,7 @@ interface ModelProviders {
 }
 
 /** The account's default provider per model (GET and PATCH /providers). */
-export function ProvidersView({ token }: { token: string }) {
+export function ProvidersView({ token }: { token: Credential }) {
   const providers = useApi(() => callApi<{ data: ModelProviders[] }>(token, 'GET', '/v1/providers'), [token]);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);

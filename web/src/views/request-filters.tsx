@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { callApi } from '../api.js';
+import { useLayoutEffect, useState } from 'preact/hooks';
+import { callApi, type Credential } from '../api.js';
 import { useApi } from '../use-api.js';
 import type { RequestFilters } from './request-row.js';
 
@@ -16,11 +16,13 @@ const statuses = ['completed', 'failed', 'aborted', 'refused'];
  * names that the lists lack (a model since removed) stays choosable, so the form shows the filter
  * in force.
  */
-export function RequestFiltersForm(props: { token: string; management: boolean; applied: RequestFilters; onApply: (filters: RequestFilters) => void; onRefresh: () => void }) {
+export function RequestFiltersForm(props: { token: Credential; management: boolean; applied: RequestFilters; onApply: (filters: RequestFilters) => void; onRefresh: () => void }) {
   const { token, management, applied } = props;
   const [draft, setDraft] = useState(applied);
-  // Back, Forward or a link changed the filters in force: the form follows.
-  useEffect(() => setDraft(applied), [JSON.stringify(applied)]);
+  // Back, Forward or a link changed the filters in force: the form follows — in a layout effect,
+  // right after the render, so that a choice made just after applying is not overwritten by a
+  // late (passive) effect carrying the filters just applied.
+  useLayoutEffect(() => setDraft(applied), [JSON.stringify(applied)]);
   const catalog = useApi(() => callApi<{ data: Array<{ model: string; providers: Array<{ provider: string; provider_name: string }> }> }>(token, 'GET', '/v1/providers'), [token]);
   const keys = useApi(() => (management ? callApi<{ data: Array<{ id: string; name: string }> }>(token, 'GET', '/v1/keys?limit=500') : Promise.resolve({ data: [] })), [token, management]);
   const models = (catalog.data?.data ?? []).map((row) => ({ value: row.model, label: row.model }));

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { callApi, query } from '../api.js';
+import { callApi, query, type Credential } from '../api.js';
 import { Pager } from '../components/pager.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { formatInteger, formatTime, formatUsd } from '../format.js';
@@ -16,7 +16,7 @@ const pageSize = 20;
  * and the open request live in the URL (`#/requests/{id}?model=…`): a reload keeps them, Back
  * undoes them.
  */
-export function RequestsView({ token, management, route }: { token: string; management: boolean; route: Route }) {
+export function RequestsView({ token, management, route }: { token: Credential; management: boolean; route: Route }) {
   const filters = filtersFrom(route.params);
   const signature = JSON.stringify(filters);
   // Pages opened under these filters; other filters start again at the first page.

@@ -1,7 +1,12 @@
 import { useState } from 'preact/hooks';
-import { ApiError, callApi } from '../api.js';
+import { ApiError, callApi, request } from '../api.js';
+import { loadAuthProviders } from '../auth-providers.js';
 import { ErrorMessage } from '../components/status.js';
 import type { Session } from '../session.js';
+import { describeSignInError, isClosedSignUp } from '../sign-in-error.js';
+import { useApi } from '../use-api.js';
+import { EmailSignIn } from './email-sign-in.js';
+import { TelegramLogin, type TelegramLoginFields } from './telegram-login.js';
 
 /**
  * Finds out what the credential is by asking the API: an account key answers /credits (and a
@@ -31,7 +36,58 @@ async function identify(token: string): Promise<Session> {
   }
 }
 
-export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+/**
+ * The sign-in screen: the choices `GET /auth/providers` lists (OIDC providers, Telegram, a magic
+ * link by email), and, as before, a pasted API key or the operator's admin token.
+ */
+export function SignIn({ onSignedIn, onSessionStarted }: { onSignedIn: (session: Session) => void; onSessionStarted: () => void }) {
+  const providers = useApi(loadAuthProviders, []);
+  const on = providers.data;
+  const [refused, setRefused] = useState<unknown>(null);
+  const refusal = describeSignInError(refused);
+  // The fields as Telegram signed them, posted as JSON (contract §7); the server sets the session cookie.
+  const signInWithTelegram = async (fields: TelegramLoginFields) => {
+    setRefused(null);
+    try {
+      await request(null, 'POST', '/auth/telegram', fields);
+      onSessionStarted();
+    } catch (error) {
+      setRefused(error);
+    }
+  };
+  const anyPersonMethod = on && (on.oidc.length > 0 || on.telegram !== null || on.email);
+  return (
+    <main class="sign-in">
+      <h1>Switchyard</h1>
+      {refusal && (
+        <div class="error" role="alert" data-testid="sign-in-refused">
+          {isClosedSignUp(refused) && <h2>Sign-up is closed</h2>}
+          <p>{refusal}</p>
+        </div>
+      )}
+      {anyPersonMethod && (
+        <section aria-labelledby="person-sign-in-title" class="sign-in-methods">
+          <h2 id="person-sign-in-title">{on.signUpMode === 'open' ? 'Sign in or sign up' : 'Sign in'}</h2>
+          {on.signUpMode === 'open' && <p class="muted">New here? The first sign-in creates your account.</p>}
+          {on.oidc.length > 0 && (
+            <div class="oidc-choices">
+              {on.oidc.map((provider) => (
+                <a key={provider.id} class="button" href={`/auth/oidc/${encodeURIComponent(provider.id)}/start?return_to=${encodeURIComponent('/')}`}>
+                  Continue with {provider.name}
+                </a>
+              ))}
+            </div>
+          )}
+          {on.telegram && <TelegramLogin botId={on.telegram.botId} onFields={(fields) => void signInWithTelegram(fields)} />}
+          {on.email && <EmailSignIn />}
+        </section>
+      )}
+      <KeySignIn onSignedIn={onSignedIn} />
+    </main>
+  );
+}
+
+function KeySignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -48,8 +104,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
     }
   };
   return (
-    <main class="sign-in">
-      <h1>Switchyard</h1>
+    <section aria-labelledby="key-sign-in-title">
+      <h2 id="key-sign-in-title">With an API key</h2>
       <p>Sign in with an API key to see your balance, usage, requests and keys; operators sign in with the admin token.</p>
       <form onSubmit={submit}>
         <label for="credential">API key or admin token</label>
@@ -69,6 +125,6 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
       </form>
       {error !== null && <ErrorMessage error={error} />}
       <p class="muted">The key stays in this tab's session storage and is sent only in the Authorization header.</p>
-    </main>
+    </section>
   );
 }

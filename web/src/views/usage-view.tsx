@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { callApi, query } from '../api.js';
+import { callApi, query, type Credential } from '../api.js';
 import { BarChart } from '../components/bar-chart.js';
 import { Empty, ErrorMessage, Loading, Stat } from '../components/status.js';
 import { formatInteger, formatUsd, utcDay } from '../format.js';
@@ -33,7 +33,7 @@ const groupings = [
  * `/usage` over a chosen period (the account's own, or one account's through the admin API).
  * With `keysPath` (a key list the caller may read) the key chart names the keys it knows.
  */
-export function UsageView({ token, path, keysPath }: { token: string; path: string; keysPath?: string }) {
+export function UsageView({ token, path, keysPath }: { token: Credential; path: string; keysPath?: string }) {
   const [period, setPeriod] = useState({ from: utcDay(29), to: utcDay(0) });
   const [draft, setDraft] = useState(period);
   const usage = useApi(() => callApi<Usage>(token, 'GET', `${path}${query(period)}`), [token, path, period.from, period.to]);
