@@ -54,7 +54,7 @@ export function registerPaymentRoutes(app: FastifyInstance, context: AppContext)
   app.put<{ Body: AutoTopUpBody }>('/v1/credits/auto-top-up', { schema: { body: AutoTopUpBody }, config }, async (request) => {
     const body = request.body;
     const accountId = request.principal!.accountId;
-    await updateAutoTopUp(context, provider, settings, accountId, { enabled: body.enabled, threshold: decodeUsd(body.threshold, 'threshold'), amount: decodeUsd(body.amount, 'amount') });
+    await updateAutoTopUp(context, provider, settings, accountId, { enabled: body.enabled, threshold: decodeUsd(body.threshold, 'threshold'), amount: decodeUsd(body.amount, 'amount') }, { actor: actorOf(request.principal!), ip: request.ip });
     return { data: await readAutoTopUp(context, provider, accountId) };
   });
 }
