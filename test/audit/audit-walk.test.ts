@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auditActions } from '../../src/audit/audit-actions.js';
 import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.js';
+import { testDatabases } from '../helpers/test-databases.js';
 import { call, checkoutAndPay, startPaymentGateways, type PaymentGateways } from '../payments/start-payment-gateways.js';
 import { startPeopleHarness, type PeopleHarness } from '../people/people-harness.js';
 
@@ -234,11 +235,11 @@ describe('keys, grants, codes, provider preferences and payments', () => {
   });
 });
 
-describe('sessions, the sign-up bonus, and a signed-in user as the actor', () => {
+describe.each(testDatabases())('sessions, the sign-up bonus, and a signed-in user as the actor on $name', (database) => {
   let h: PeopleHarness;
   let idp: TestOidcProvider;
   beforeAll(async () => {
-    h = await startPeopleHarness('sqlite::memory:', '{mode: open, bonus_credits: 1}', async (config, base) => {
+    h = await startPeopleHarness(database.url, '{mode: open, bonus_credits: 1}', async (config, base) => {
       idp = await startOidcProvider({ clients: [{ client_id: 'switchyard', client_secret: 'gateway-secret', redirect_uris: [`${base}/auth/oidc/test/callback`] }], accounts: [{ sub: 'ann', email: 'ann@example.com', email_verified: true, name: 'Ann' }] });
       config.auth!.oidc = [{ id: 'test', name: 'Test IdP', issuer: idp.issuer, client_id: 'switchyard', client_secret: 'gateway-secret' }];
     });

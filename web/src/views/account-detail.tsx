@@ -5,9 +5,10 @@ import { formatTime, formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
 import type { AccountRow } from './accounts-view.js';
 import type { KeyRow } from './keys-view.js';
+import { AccountAudit } from './account-audit.js';
 import { UsageView } from './usage-view.js';
 
-/** One account for the operator: balance, grant credits, messenger link, keys, usage. */
+/** One account for the operator: balance, grant credits, messenger link, keys, usage, audit log. */
 export function AccountDetail({ token, id, onBack }: { token: string; id: string; onBack: () => void }) {
   const path = `/admin/accounts/${encodeURIComponent(id)}`;
   const account = useApi(() => callApi<{ data: AccountRow }>(token, 'GET', path), [token, path]);
@@ -137,6 +138,7 @@ export function AccountDetail({ token, id, onBack }: { token: string; id: string
       )}
       <p class="muted">Created {data ? formatTime(data.created_at) : '…'}</p>
       <UsageView token={token} path={`${path}/usage`} keysPath={`${path}/keys`} />
+      <AccountAudit token={token} path={path} />
     </section>
   );
 }
