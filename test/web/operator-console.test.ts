@@ -104,7 +104,7 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
     await expect.poll(async () => (await actions()).slice(0, 2)).toEqual(['key.revoke', 'key.create']);
     expect((await actions()).sort()).toEqual(['key.create', 'key.create', 'key.revoke', 'money.grant', 'money.grant']);
     expect(await log.locator('tbody tr').first().locator('td').nth(1).textContent()).toBe('admin admin');
-    await page.getByLabel('Action', { exact: true }).selectOption('money');
+    await page.getByRole('combobox', { name: /^Action/ }).selectOption('money');
     await expect.poll(actions).toEqual(['money.grant', 'money.grant']);
     await saveScreenshot(page, 'operator-account-audit');
   });

@@ -20,16 +20,17 @@ const families = ['key', 'session', 'money', 'member', 'alerts', 'provider'];
 
 /**
  * An account's audit log for the operator (`GET /admin/accounts/{id}/audit`), newest first,
- * paged, filtered by a family of actions. Read-only, as the log is.
+ * paged, filtered by a family of actions. Read-only, as the log is; `changes` counts the changes
+ * the page made, and each reloads the list.
  */
-export function AccountAudit({ token, path }: { token: string; path: string }) {
+export function AccountAudit({ token, path, changes }: { token: string; path: string; changes: number }) {
   const [paging, setPaging] = useState({ action: '', cursors: [] as string[] });
   const cursor = paging.cursors[paging.cursors.length - 1];
   const params = new URLSearchParams({ limit: '25' });
   if (paging.action) params.set('action', paging.action);
   if (cursor) params.set('cursor', cursor);
   const url = `${path}/audit?${params.toString()}`;
-  const entries = useApi(() => callApi<{ data: AuditRow[]; next_cursor: string | null }>(token, 'GET', url), [token, url]);
+  const entries = useApi(() => callApi<{ data: AuditRow[]; next_cursor: string | null }>(token, 'GET', url), [token, url, changes]);
   return (
     <section aria-labelledby="audit-title">
       <h3 id="audit-title">Audit log</h3>
@@ -67,7 +68,7 @@ export function AccountAudit({ token, path }: { token: string; path: string }) {
                 <tr key={entry.id}>
                   <td>{formatTime(entry.at)}</td>
                   <th scope="row">
-                    <code>{entry.action}</code>
+                    <code style={{ whiteSpace: 'nowrap' }}>{entry.action}</code>
                   </th>
                   <td>
                     {entry.actor.type} <code>{entry.actor.id}</code>

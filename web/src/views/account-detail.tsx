@@ -16,12 +16,15 @@ export function AccountDetail({ token, id, onBack }: { token: string; id: string
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [linkCode, setLinkCode] = useState<{ code: string; deep_link: string | null } | null>(null);
+  // Bumped after each change made here, so the audit log below shows it.
+  const [changes, setChanges] = useState(0);
 
   const act = async (action: () => Promise<unknown>, after: () => void) => {
     setError(null);
     try {
       await action();
       after();
+      setChanges((count) => count + 1);
     } catch (caught) {
       setError(caught);
     }
@@ -138,7 +141,7 @@ export function AccountDetail({ token, id, onBack }: { token: string; id: string
       )}
       <p class="muted">Created {data ? formatTime(data.created_at) : '…'}</p>
       <UsageView token={token} path={`${path}/usage`} keysPath={`${path}/keys`} />
-      <AccountAudit token={token} path={path} />
+      <AccountAudit token={token} path={path} changes={changes} />
     </section>
   );
 }
