@@ -59,12 +59,12 @@ export async function findLiveSession(context: Pick<AppContext, 'store' | 'clock
 }
 
 /**
- * Ends the session of a cookie token (sign-out), with its `session.sign_out` audit entries in the
- * same transaction; nothing when it is already gone.
+ * Ends the session of a cookie (sign-out), with its `session.sign_out` audit entries in the same
+ * transaction; nothing, and no entry, when it is already gone (a sign-out racing another).
  */
-export async function endSession(context: SessionContext, token: string, session: Pick<SessionRecord, 'id' | 'userId'>, ip: string | null): Promise<void> {
+export async function endSession(context: SessionContext, session: Pick<SessionRecord, 'id' | 'userId'>, ip: string | null): Promise<void> {
   await context.store.db.transaction().execute(async (trx) => {
-    await deleteSessionByTokenHash(trx, hashSecret(token));
+    if (!(await deleteUserSession(trx, session.userId, session.id))) return;
     await recordSessionAudit(trx, context, { action: 'session.sign_out', userId: session.userId, sessionId: session.id, ip });
   });
 }

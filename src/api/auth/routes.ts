@@ -47,8 +47,8 @@ export function registerAuthRoutes(app: FastifyInstance, context: AppContext): v
     });
 
     scope.post('/auth/sign-out', { config }, async (request, reply) => {
-      const { session, token } = await requireSession(context, request);
-      await endSession(context, token, session, request.ip);
+      const { session } = await requireSession(context, request);
+      await endSession(context, session, request.ip);
       clearSessionCookie(reply, context);
       return reply.status(204).send();
     });
