@@ -1,7 +1,7 @@
 import type { AppContext } from '../app-context.js';
+import { operatorSource, type AuditSource } from '../audit/audit-source.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { nanoToUsd } from '../core/money.js';
-import { operatorSource, type AuditSource } from './create-account.js';
 import { notFound } from '../errors/gateway-error.js';
 import { creditAccount, findAccount, type AccountRecord } from '../store/repositories/accounts.js';
 

@@ -1,17 +1,9 @@
 import type { AppContext } from '../app-context.js';
-import { adminActor, recordAudit, type AuditActor } from '../audit/record-audit.js';
+import { operatorSource, type AuditSource } from '../audit/audit-source.js';
+import { recordAudit } from '../audit/record-audit.js';
 import { creditAccount, insertAccount, type AccountRecord, findAccount } from '../store/repositories/accounts.js';
 import { createApiKey } from './create-api-key.js';
 import { nanoToUsd } from '../core/money.js';
-
-/** Who made the change and from where, for the audit log (contract §8). */
-export interface AuditSource {
-  actor: AuditActor;
-  ip: string | null;
-}
-
-/** The operator with no request behind it: the CLI, the demo, the warm-up. */
-export const operatorSource: AuditSource = { actor: adminActor, ip: null };
 
 /**
  * Creates an account, its first management key, and (optionally) an opening credit — one

@@ -21,7 +21,8 @@ export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId
  * posts once per reference (`postMovement`), however many deliveries race on however many
  * instances. Each posted movement writes its `money.<kind>` audit entry in the same transaction
  * (a top-up names who started its checkout; the rest `paymentProviderActor`; no address, since
- * the request is the provider's). An event for an account that does not exist (deleted, or another deployment's
+ * the request is the provider's). An event for an account that does not exist (deleted, or
+ * another deployment's
  * webhook) is logged and skipped.
  */
 export async function applyPaymentEvents(dependencies: PaymentDependencies, provider: string, events: PaymentEvent[]): Promise<void> {

@@ -1,4 +1,5 @@
-import { recordAudit, type AuditActor } from '../audit/record-audit.js';
+import type { AuditSource } from '../audit/audit-source.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { StripeConfig } from '../config/types.js';
 import { nanoToUsd } from '../core/money.js';
 import { invalidRequest } from '../errors/gateway-error.js';
@@ -32,7 +33,7 @@ export async function updateAutoTopUp(
   settings: StripeConfig,
   accountId: string,
   update: { enabled: boolean; threshold: bigint; amount: bigint },
-  source: { actor: AuditActor; ip: string | null },
+  source: AuditSource,
 ): Promise<void> {
   checkTopUpAmount(update.amount, settings);
   const { db } = dependencies.store;

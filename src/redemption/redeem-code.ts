@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js';
-import { recordAudit, type AuditActor } from '../audit/record-audit.js';
+import type { AuditSource } from '../audit/audit-source.js';
+import { recordAudit } from '../audit/record-audit.js';
 import { postMovement } from '../billing/db/post-movement.js';
 import { MAX_NANO, nanoToUsd } from '../core/money.js';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.js';
@@ -29,7 +30,7 @@ export async function redeemCode(
   context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
   accountId: string,
   text: string,
-  source: { actor: AuditActor; ip: string | null },
+  source: AuditSource,
 ): Promise<{ amount: bigint; account: AccountRecord }> {
   const { db } = context.store;
   const now = context.clock.now();
