@@ -10,7 +10,8 @@ import { encodeMovement } from '../api/shared/encode-movements.js';
 import { listMovements } from '../billing/db/list-movements.js';
 import { systemClock } from '../core/clock.js';
 import { createId } from '../core/ids.js';
-import { usdToNano } from '../core/money.js';
+import { nanoToUsd, usdToNano } from '../core/money.js';
+import { adminActor, recordAudit } from '../audit/record-audit.js';
 import { readServerConfig } from '../config/read-server-config.js';
 import { readTelegramBotUsername } from '../config/read-telegram-config.js';
 import { notFound } from '../errors/gateway-error.js';
@@ -115,7 +116,12 @@ export function registerAdminCommands(program: Command): Command {
       withStore(async (store) => {
         if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
         const spendLimit = options.limit === undefined ? null : parseUsd(options.limit);
-        const { record, secret } = await createApiKey(store.db, { clock: systemClock, createId }, { accountId, name: options.name, management: options.management, spendLimit });
+        const { record, secret } = await store.db.transaction().execute(async (trx) => {
+          const created = await createApiKey(trx, { clock: systemClock, createId }, { accountId, name: options.name, management: options.management, spendLimit });
+          const details = { name: created.record.name, management: created.record.management, limit: spendLimit === null ? null : nanoToUsd(spendLimit) };
+          await recordAudit(trx, { id: createId('aud'), accountId, at: created.record.createdAt, actor: adminActor, action: 'key.create', target: created.record.id, ip: null, details });
+          return created;
+        });
         return { data: encodeKey(record, systemClock.now()), key: secret };
       }),
     );

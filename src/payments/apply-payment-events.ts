@@ -1,9 +1,17 @@
 import type { AppContext } from '../app-context.js';
+import { recordAudit, type AuditActor } from '../audit/record-audit.js';
+import { nanoToUsd } from '../core/money.js';
 import { postMovement } from '../billing/db/post-movement.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 import { failAutoTopUp, settleAutoTopUp } from './db/auto-top-ups.js';
 import { savePaymentMethod } from './db/payment-customers.js';
 import type { PaymentEvent } from './payment-provider.js';
+
+/**
+ * The actor of a money movement no person started in Switchyard (a refund, a dispute, an auto
+ * top-up): the payment provider, acting under the operator's agreement with it.
+ */
+export const paymentProviderActor: AuditActor = { type: 'admin', id: 'payment_provider' };
 
 export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId' | 'logger' | 'ledger'>;
 
@@ -11,7 +19,10 @@ export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId
  * Posts a provider's money events, all in one transaction: the caller answers the provider 2xx
  * only after this returns, so an event is either committed or delivered again. Each movement
  * posts once per reference (`postMovement`), however many deliveries race on however many
- * instances. An event for an account that does not exist (deleted, or another deployment's
+ * instances. Each posted movement writes its `money.<kind>` audit entry in the same transaction
+ * (a top-up names who started its checkout; the rest `paymentProviderActor`; no address, since
+ * the request is the provider's). An event for an account that does not exist (deleted, or
+ * another deployment's
  * webhook) is logged and skipped.
  */
 export async function applyPaymentEvents(dependencies: PaymentDependencies, provider: string, events: PaymentEvent[]): Promise<void> {
@@ -34,8 +45,9 @@ export async function applyPaymentEvents(dependencies: PaymentDependencies, prov
           }
           continue;
         }
+        const ledgerId = createId('led');
         const posted = await postMovement(trx, {
-          id: createId('led'),
+          id: ledgerId,
           accountId: event.accountId,
           kind: event.type,
           amount: event.amount,
@@ -48,6 +60,11 @@ export async function applyPaymentEvents(dependencies: PaymentDependencies, prov
           await savePaymentMethod(trx, { accountId: event.accountId, provider, customerId: event.customerId, paymentMethodId: event.paymentMethodId, createdAt: now });
         }
         if (event.type === 'auto_top_up' && event.claimId) await settleAutoTopUp(trx, event.accountId, event.claimId);
+        if (posted) {
+          const actor = (event.type === 'top_up' ? event.actor : null) ?? paymentProviderActor;
+          const details = { amount: nanoToUsd(event.amount), reference: event.reference };
+          await recordAudit(trx, { id: createId('aud'), accountId: event.accountId, at: now, actor, action: `money.${event.type}`, target: ledgerId, ip: null, details });
+        }
         if (posted && event.amount < 0n) lowered.add(event.accountId);
         if (posted) logger.info({ provider, type: event.type, accountId: event.accountId, reference: event.reference }, 'payment posted');
       }

@@ -1,3 +1,5 @@
+import type { AuditSource } from '../audit/audit-source.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { StripeConfig } from '../config/types.js';
 import { nanoToUsd } from '../core/money.js';
 import { invalidRequest } from '../errors/gateway-error.js';
@@ -31,11 +33,17 @@ export async function updateAutoTopUp(
   settings: StripeConfig,
   accountId: string,
   update: { enabled: boolean; threshold: bigint; amount: bigint },
+  source: AuditSource,
 ): Promise<void> {
   checkTopUpAmount(update.amount, settings);
   const { db } = dependencies.store;
   if (update.enabled && !(await findPaymentCustomer(db, accountId, provider.name))?.paymentMethodId) {
     throw invalidRequest('Auto top-up needs a card saved by an earlier top-up: top up once through Checkout first', 'enabled');
   }
-  await saveAutoTopUp(db, { accountId, ...update, updatedAt: dependencies.clock.now().toISOString() });
+  const at = dependencies.clock.now().toISOString();
+  await db.transaction().execute(async (trx) => {
+    await saveAutoTopUp(trx, { accountId, ...update, updatedAt: at });
+    const details = { enabled: update.enabled, threshold: nanoToUsd(update.threshold), amount: nanoToUsd(update.amount) };
+    await recordAudit(trx, { id: dependencies.createId('aud'), accountId, at, actor: source.actor, action: 'money.auto_top_up_settings', target: null, ip: source.ip, details });
+  });
 }

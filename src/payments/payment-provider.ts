@@ -1,3 +1,5 @@
+import type { AuditActor } from '../audit/record-audit.js';
+
 /**
  * What Switchyard needs of a payment provider (contract §7, docs/payments.md): a hosted checkout
  * for a top-up, an off-session charge of a saved payment method for auto top-up, and its webhooks
@@ -34,6 +36,8 @@ export interface CheckoutRequest {
   credits: bigint;
   /** Paid on top, not credited. */
   fee: bigint;
+  /** Who started it: carried with the checkout, so the top-up's audit entry names them (contract §8). */
+  actor: AuditActor;
   successUrl: string;
   cancelUrl: string;
 }
@@ -73,7 +77,7 @@ export type OffSessionOutcome =
  * are what the account gains (a refund's and a dispute's are negative).
  */
 export type PaymentEvent =
-  | { type: 'top_up'; reference: string; accountId: string; amount: bigint; receiptUrl: string | null; customerId: string | null; paymentMethodId: string | null }
+  | { type: 'top_up'; reference: string; accountId: string; amount: bigint; receiptUrl: string | null; customerId: string | null; paymentMethodId: string | null; actor: AuditActor | null }
   | { type: 'auto_top_up'; reference: string; accountId: string; amount: bigint; receiptUrl: string | null; claimId: string | null }
   | { type: 'auto_top_up_failed'; accountId: string; claimId: string | null; message: string }
   | { type: 'refund' | 'dispute' | 'dispute_won'; reference: string; accountId: string; amount: bigint };

@@ -1,3 +1,4 @@
+import type { AuditActor } from '../audit/record-audit.js';
 import type { StripeConfig } from '../config/types.js';
 import { formatScaled } from '../core/money.js';
 import { invalidRequest } from '../errors/gateway-error.js';
@@ -21,7 +22,8 @@ export function checkTopUpAmount(amount: bigint, settings: Pick<StripeConfig, 'm
 
 /**
  * Opens a hosted checkout for a top-up of `amount` credits: the account's customer first (made
- * once, so the card saved by this payment can pay auto top-ups later), the fee on top.
+ * once, so the card saved by this payment can pay auto top-ups later), the fee on top. The actor
+ * travels with the checkout, for the audit entry of the top-up its webhook posts.
  */
 export async function startCheckout(
   dependencies: PaymentDependencies,
@@ -30,10 +32,11 @@ export async function startCheckout(
   publicUrl: string,
   accountId: string,
   amount: bigint,
+  actor: AuditActor,
 ): Promise<CheckoutSession> {
   checkTopUpAmount(amount, settings);
   const customerId = await ensureCustomer(dependencies, provider, accountId);
-  return provider.createCheckout({ accountId, customerId, credits: amount, fee: computeFee(amount, settings), ...checkoutReturnUrls(publicUrl) });
+  return provider.createCheckout({ accountId, customerId, credits: amount, fee: computeFee(amount, settings), actor, ...checkoutReturnUrls(publicUrl) });
 }
 
 async function ensureCustomer(dependencies: PaymentDependencies, provider: PaymentProvider, accountId: string): Promise<string> {

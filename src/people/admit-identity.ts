@@ -1,5 +1,7 @@
 import type { AppContext } from '../app-context.js';
+import { recordAudit } from '../audit/record-audit.js';
 import { postMovement } from '../billing/db/post-movement.js';
+import { nanoToUsd } from '../core/money.js';
 import { insertAccount } from '../store/repositories/accounts.js';
 import { isUniqueViolation } from '../store/database-errors.js';
 import { insertMembership } from '../store/repositories/memberships.js';
@@ -25,13 +27,13 @@ type AdmitContext = Pick<AppContext, 'store' | 'clock' | 'createId' | 'config'>;
  * with the same address or Telegram id gets no second bonus. An OIDC subject whose verified
  * email is already a user's joins that user.
  */
-export async function admitIdentity(context: AdmitContext, identity: Identity): Promise<Admission> {
+export async function admitIdentity(context: AdmitContext, identity: Identity, ip: string | null = null): Promise<Admission> {
   const existing = await findKnownUser(context, identity);
   if (existing) return { status: 'admitted', user: existing, created: false };
   const refusal = refuseSignUp(context, identity);
   if (refusal) return refusal;
   try {
-    return { status: 'admitted', user: await createUser(context, identity), created: true };
+    return { status: 'admitted', user: await createUser(context, identity, ip), created: true };
   } catch (error) {
     // The same person signing up twice at once: the unique index let one in; that is the user.
     if (!isUniqueViolation(error)) throw error;
@@ -89,7 +91,7 @@ function bonusReference(identity: Identity): string {
   return `signup_bonus:oidc:${identity.issuer}|${identity.subject}`;
 }
 
-async function createUser(context: AdmitContext, identity: Identity): Promise<UserRecord> {
+async function createUser(context: AdmitContext, identity: Identity, ip: string | null): Promise<UserRecord> {
   const now = context.clock.now().toISOString();
   const email = emailOf(identity);
   const name = identity.method === 'email' ? identity.email.slice(0, identity.email.indexOf('@')) : identity.name;
@@ -102,7 +104,11 @@ async function createUser(context: AdmitContext, identity: Identity): Promise<Us
     await insertAccount(trx, { id: accountId, name: name || 'default', createdAt: now });
     await insertMembership(trx, { userId: user.id, accountId, role: 'owner', createdAt: now });
     if (bonus > 0n) {
-      await postMovement(trx, { id: context.createId('led'), accountId, kind: 'signup_bonus', amount: bonus, reference: bonusReference(identity), note: 'sign-up bonus', createdAt: now });
+      const ledgerId = context.createId('led');
+      if (await postMovement(trx, { id: ledgerId, accountId, kind: 'signup_bonus', amount: bonus, reference: bonusReference(identity), note: 'sign-up bonus', createdAt: now })) {
+        const details = { amount: nanoToUsd(bonus), method: identity.method };
+        await recordAudit(trx, { id: context.createId('aud'), accountId, at: now, actor: { type: 'user', id: user.id }, action: 'money.signup_bonus', target: ledgerId, ip, details });
+      }
     }
   });
   return user;

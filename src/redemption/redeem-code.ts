@@ -1,4 +1,6 @@
 import type { AppContext } from '../app-context.js';
+import type { AuditSource } from '../audit/audit-source.js';
+import { recordAudit } from '../audit/record-audit.js';
 import { postMovement } from '../billing/db/post-movement.js';
 import { MAX_NANO, nanoToUsd } from '../core/money.js';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.js';
@@ -22,9 +24,14 @@ type Attempt = { outcome: 'redeemed'; amount: bigint } | { outcome: 'invalid' } 
  * is spent once and credited once. The attempt first takes the account's guard row, so the
  * account's attempts run one at a time and the count of its recent failures is exact: the sixth
  * wrong code in ten minutes, and any code after it until the oldest failure leaves the window,
- * is 429.
+ * is 429. The credit's `money.redemption` audit entry commits with it (the batch, never the code).
  */
-export async function redeemCode(context: Pick<AppContext, 'store' | 'clock' | 'createId'>, accountId: string, text: string): Promise<{ amount: bigint; account: AccountRecord }> {
+export async function redeemCode(
+  context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
+  accountId: string,
+  text: string,
+  source: AuditSource,
+): Promise<{ amount: bigint; account: AccountRecord }> {
   const { db } = context.store;
   const now = context.clock.now();
   const nowIso = now.toISOString();
@@ -72,8 +79,9 @@ export async function redeemCode(context: Pick<AppContext, 'store' | 'clock' | '
           if (account && account.totalCredits + amount > MAX_NANO) {
             throw invalidRequest(`This code would take the account's total credits above ${nanoToUsd(MAX_NANO)} USD, the most it can hold`, 'code');
           }
+          const ledgerId = context.createId('led');
           const posted = await postMovement(trx, {
-            id: context.createId('led'),
+            id: ledgerId,
             accountId,
             kind: 'redemption',
             amount,
@@ -84,6 +92,8 @@ export async function redeemCode(context: Pick<AppContext, 'store' | 'clock' | '
           // The code's row and its reference are written together, so this cannot be false; if it
           // were, the UPDATE is rolled back with the rest rather than spending an uncredited code.
           if (!posted) throw new Error(`redemption ${hash} was already posted although its code was unspent`);
+          const details = { amount: nanoToUsd(amount), batch_id: spent.batch_id };
+          await recordAudit(trx, { id: context.createId('aud'), accountId, at: nowIso, actor: source.actor, action: 'money.redemption', target: ledgerId, ip: source.ip, details });
           return { outcome: 'redeemed', amount };
         }
       }

@@ -97,6 +97,18 @@ describe.runIf(browserAvailable())('the operator console in Chromium', { timeout
     expect((await sendJson(gateway, extra.key, 'GET', '/v1/credits')).status).toBe(401);
   });
 
+  it('shows the account\u2019s audit log, filtered by a family of actions', async () => {
+    const log = page.getByRole('table', { name: 'Audit log of the account' });
+    const actions = () => log.locator('tbody th').allTextContents();
+    // Newest first: the console's revoke, then the key's creation by the management key.
+    await expect.poll(async () => (await actions()).slice(0, 2)).toEqual(['key.revoke', 'key.create']);
+    expect((await actions()).sort()).toEqual(['key.create', 'key.create', 'key.revoke', 'money.grant', 'money.grant']);
+    expect(await log.locator('tbody tr').first().locator('td').nth(1).textContent()).toBe('admin admin');
+    await page.getByRole('combobox', { name: /^Action/ }).selectOption('money');
+    await expect.poll(actions).toEqual(['money.grant', 'money.grant']);
+    await saveScreenshot(page, 'operator-account-audit');
+  });
+
   it('shows an endpoint\u2019s breaker open after failures, a keyless provider as routed, and one whose key is not set as not', async () => {
     for (let index = 0; index < 5; index += 1) {
       const failed = await sendJson(gateway, gateway.key, 'POST', '/v1/chat/completions', { model: 'sim/gemini-model', messages: [{ role: 'user', content: 'x [[sim:status=500]]' }] });

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
+import { adminActor, recordAudit } from '../../audit/record-audit.js';
 import { notFound } from '../../errors/gateway-error.js';
 import { findAccount, listAccounts } from '../../store/repositories/accounts.js';
 import { listActiveKeys, revokeKey } from '../../store/repositories/api-keys.js';
@@ -58,8 +59,11 @@ export function registerAdminConsoleRoutes(app: FastifyInstance, context: AppCon
     );
 
     app.delete<{ Params: { id: string; key_id: string } }>(`${prefix}/accounts/:id/keys/:key_id`, { schema: { params: KeyParams }, config }, async (request) => {
-      const hash = await revokeKey(db, request.params.id, request.params.key_id, context.clock.now().toISOString());
-      if (!hash) throw notFound(`Key '${request.params.key_id}'`);
+      const at = context.clock.now().toISOString();
+      await db.transaction().execute(async (trx) => {
+        if (!(await revokeKey(trx, request.params.id, request.params.key_id, at))) throw notFound(`Key '${request.params.key_id}'`);
+        await recordAudit(trx, { id: context.createId('aud'), accountId: request.params.id, at, actor: adminActor, action: 'key.revoke', target: request.params.key_id, ip: request.ip });
+      });
       await forgetKeyAuthority(context, request.params.key_id);
       return { data: { id: request.params.key_id, revoked: true } };
     });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { addCredits } from '../../accounts/add-credits.js';
 import { createAccount } from '../../accounts/create-account.js';
+import { adminActor } from '../../audit/record-audit.js';
 import { setMessengerLink } from '../../accounts/set-messenger-link.js';
 import { encodeLinkCode, issueLinkCode, requireTelegramBot } from '../../messenger/link-codes.js';
 import { MAX_NANO, MAX_USD_AMOUNT, nanoToUsd } from '../../core/money.js';
@@ -33,7 +34,7 @@ export function registerAdminRoutes(app: FastifyInstance, context: AppContext): 
   for (const prefix of ['/admin', '/v1/admin']) {
     app.post<{ Body: { name?: string; credits?: number } }>(`${prefix}/accounts`, { schema: { body: CreateAccountBody }, config }, async (request, reply) => {
       const credits = request.body.credits === undefined ? undefined : decodeUsd(request.body.credits, 'credits');
-      const { account, key } = await createAccount(context, { name: request.body.name, credits });
+      const { account, key } = await createAccount(context, { name: request.body.name, credits }, { actor: adminActor, ip: request.ip });
       return reply.code(201).send({ data: { id: account.id, name: account.name, balance: nanoToUsd(balanceOf(account)) }, key });
     });
 
@@ -48,7 +49,7 @@ export function registerAdminRoutes(app: FastifyInstance, context: AppContext): 
         if (current && current.totalCredits + amount > MAX_NANO) {
           throw invalidRequest(`'amount' would take the account's total credits above ${nanoToUsd(MAX_NANO)} USD, the most it can hold`, 'amount');
         }
-        const account = await addCredits(context, request.params.id, amount, 'admin credit');
+        const account = await addCredits(context, request.params.id, amount, 'admin credit', { actor: adminActor, ip: request.ip });
         return { data: { balance: nanoToUsd(balanceOf(account)) } };
       },
     );

@@ -5,8 +5,8 @@ import type { AppContext } from '../../app-context.js';
 import { GatewayError, notFound } from '../../errors/gateway-error.js';
 import { describeSession } from '../../people/describe-session.js';
 import { csrfTokenOf } from '../../people/session-secrets.js';
-import { endSession, sessionIdleMs } from '../../people/sessions.js';
-import { deleteUserSession, listUserSessions } from '../../store/repositories/sessions.js';
+import { endSession, endUserSession, sessionIdleMs } from '../../people/sessions.js';
+import { listUserSessions } from '../../store/repositories/sessions.js';
 import { registerEmailSignInRoutes } from './email-routes.js';
 import { registerOidcSignInRoutes } from './oidc-routes.js';
 import { clearSessionCookie, requireSession } from './session-cookie.js';
@@ -50,8 +50,8 @@ export function registerAuthRoutes(app: FastifyInstance, context: AppContext): v
     });
 
     scope.post('/auth/sign-out', { config }, async (request, reply) => {
-      const { token } = await requireSession(context, request);
-      await endSession(context, token);
+      const { session } = await requireSession(context, request);
+      await endSession(context, session, request.ip);
       clearSessionCookie(reply, context);
       return reply.status(204).send();
     });
@@ -75,7 +75,7 @@ export function registerAuthRoutes(app: FastifyInstance, context: AppContext): v
     scope.delete<{ Params: { id: string } }>('/auth/sessions/:id', { schema: { params: SessionParams }, config }, async (request, reply) => {
       const { session: current } = await requireSession(context, request);
       // Another user's session id is as unknown as one that never was.
-      if (!(await deleteUserSession(db, current.userId, request.params.id))) throw notFound(`Session '${request.params.id}'`);
+      if (!(await endUserSession(context, current.userId, request.params.id, request.ip))) throw notFound(`Session '${request.params.id}'`);
       if (request.params.id === current.id) clearSessionCookie(reply, context);
       return reply.status(204).send();
     });

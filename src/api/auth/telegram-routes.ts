@@ -38,10 +38,10 @@ export function registerTelegramSignInRoutes(app: FastifyInstance, context: AppC
     if (fault === 'bad_hash') throw new GatewayError('forbidden', 'The Telegram login data does not carry a valid signature');
     if (fault === 'stale') throw new GatewayError('forbidden', 'The Telegram login data is more than 24 hours old: sign in with Telegram again');
     const telegramId = String(fields.id);
-    const admission = await admitIdentity(context, { method: 'telegram', telegramId, name: telegramDisplayName(fields) });
+    const admission = await admitIdentity(context, { method: 'telegram', telegramId, name: telegramDisplayName(fields) }, request.ip);
     if (admission.status === 'refused') throw new GatewayError('forbidden', admission.message, { metadata: { reason: admission.reason } });
     await linkTelegramMessenger(context, admission.user.id, telegramId);
-    const token = await finishSignIn(context, request, reply, admission.user);
+    const token = await finishSignIn(context, request, reply, admission.user, 'telegram');
     return { data: await describeSession(context, admission.user.id), csrf_token: csrfTokenOf(token) };
   });
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { createApiKey } from '../../accounts/create-api-key.js';
+import { actorOf, recordAudit } from '../../audit/record-audit.js';
 import { notFound } from '../../errors/gateway-error.js';
 import { findActiveKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../store/repositories/api-keys.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
@@ -25,15 +26,21 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
   app.post<{ Body: CreateKeyInput }>('/v1/keys', { schema: { body: CreateKeyBody }, config }, async (request, reply) => {
     const principal = request.principal!;
     const limits = decodeLimits(context.catalog, request.body);
-    const { record, secret } = await createApiKey(db, context, {
-      accountId: principal.accountId,
-      name: request.body.name ?? 'key',
-      management: request.body.management ?? false,
-      spendLimit: limits.spendLimit,
-      maxPrice: limits.maxPrice,
-      modelMaxPrices: limits.modelMaxPrices,
-      requestsPerMinute: limits.requestsPerMinute,
-      limitReset: request.body.limit_reset,
+    const { record, secret } = await db.transaction().execute(async (trx) => {
+      const created = await createApiKey(trx, context, {
+        accountId: principal.accountId,
+        name: request.body.name ?? 'key',
+        management: request.body.management ?? false,
+        spendLimit: limits.spendLimit,
+        maxPrice: limits.maxPrice,
+        modelMaxPrices: limits.modelMaxPrices,
+        requestsPerMinute: limits.requestsPerMinute,
+        limitReset: request.body.limit_reset,
+      });
+      // The settings as sent (never the secret): what the key was made with.
+      const details = { ...request.body, name: created.record.name, management: created.record.management };
+      await recordAudit(trx, { id: context.createId('aud'), accountId: principal.accountId, at: created.record.createdAt, actor: actorOf(principal), action: 'key.create', target: created.record.id, ip: request.ip, details });
+      return created;
     });
     return reply.code(201).send({ data: encodeKey(record, context.clock.now()), key: secret });
   });
@@ -59,15 +66,18 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
     async (request) => {
       const { accountId } = request.principal!;
       const changes = decodeLimits(context.catalog, request.body);
-      if (!(await updateKeyLimits(db, accountId, request.params.key_id, changes))) throw notFound(`Key '${request.params.key_id}'`);
-      const reset = request.body.limit_reset;
-      if (reset !== undefined) {
-        // What the limit counts changes (issue 49): this period's usage, or the lifetime usage.
-        const now = context.clock.now();
-        const start = reset === null ? null : periodStart(reset, now).toISOString();
-        const change = { accountId, keyId: request.params.key_id, reset, periodStart: start, postgres: context.store.dialect === 'postgres' };
-        if (!(await setKeyLimitReset(db, change))) throw notFound(`Key '${request.params.key_id}'`);
-      }
+      await db.transaction().execute(async (trx) => {
+        if (!(await updateKeyLimits(trx, accountId, request.params.key_id, changes))) throw notFound(`Key '${request.params.key_id}'`);
+        const reset = request.body.limit_reset;
+        if (reset !== undefined) {
+          // What the limit counts changes (issue 49): this period's usage, or the lifetime usage.
+          const now = context.clock.now();
+          const start = reset === null ? null : periodStart(reset, now).toISOString();
+          const change = { accountId, keyId: request.params.key_id, reset, periodStart: start, postgres: context.store.dialect === 'postgres' };
+          if (!(await setKeyLimitReset(trx, change))) throw notFound(`Key '${request.params.key_id}'`);
+        }
+        await recordAudit(trx, { id: context.createId('aud'), accountId, at: context.clock.now().toISOString(), actor: actorOf(request.principal!), action: 'key.limit', target: request.params.key_id, ip: request.ip, details: { ...request.body } });
+      });
       await forgetKeyAuthority(context, request.params.key_id);
       const key = await findActiveKey(db, accountId, request.params.key_id);
       if (!key) throw notFound(`Key '${request.params.key_id}'`);
@@ -76,8 +86,12 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
   );
 
   app.delete<{ Params: { key_id: string } }>('/v1/keys/:key_id', { schema: { params: KeyParams }, config }, async (request) => {
-    const hash = await revokeKey(db, request.principal!.accountId, request.params.key_id, context.clock.now().toISOString());
-    if (!hash) throw notFound(`Key '${request.params.key_id}'`);
+    const principal = request.principal!;
+    const at = context.clock.now().toISOString();
+    await db.transaction().execute(async (trx) => {
+      if (!(await revokeKey(trx, principal.accountId, request.params.key_id, at))) throw notFound(`Key '${request.params.key_id}'`);
+      await recordAudit(trx, { id: context.createId('aud'), accountId: principal.accountId, at, actor: actorOf(principal), action: 'key.revoke', target: request.params.key_id, ip: request.ip });
+    });
     await forgetKeyAuthority(context, request.params.key_id);
     return { data: { id: request.params.key_id, revoked: true } };
   });

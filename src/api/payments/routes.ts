@@ -6,6 +6,7 @@ import { decodeUsd } from '../../http/decode-usd.js';
 import { createPaymentProvider } from '../../payments/create-payment-provider.js';
 import { findPostedReference } from '../../billing/db/post-movement.js';
 import { startCheckout } from '../../payments/start-checkout.js';
+import { actorOf } from '../../audit/record-audit.js';
 import { readAutoTopUp, updateAutoTopUp } from '../../payments/auto-top-up-settings.js';
 import { AutoTopUpBody, CheckoutBody, CheckoutParams } from './payment-schemas.js';
 
@@ -35,7 +36,7 @@ export function registerPaymentRoutes(app: FastifyInstance, context: AppContext)
   app.post<{ Body: CheckoutBody }>('/v1/credits/checkout', { schema: { body: CheckoutBody }, config }, async (request) => {
     const publicUrl = context.config.server.publicUrl;
     if (!publicUrl) throw new GatewayError('service_unavailable', 'Top-ups need SWITCHYARD_PUBLIC_URL, the address the payment page sends the customer back to');
-    const session = await startCheckout(context, provider, settings, publicUrl, request.principal!.accountId, decodeUsd(request.body.amount, 'amount'));
+    const session = await startCheckout(context, provider, settings, publicUrl, request.principal!.accountId, decodeUsd(request.body.amount, 'amount'), actorOf(request.principal!));
     return { data: { id: session.id, url: session.url } };
   });
 
@@ -53,7 +54,7 @@ export function registerPaymentRoutes(app: FastifyInstance, context: AppContext)
   app.put<{ Body: AutoTopUpBody }>('/v1/credits/auto-top-up', { schema: { body: AutoTopUpBody }, config }, async (request) => {
     const body = request.body;
     const accountId = request.principal!.accountId;
-    await updateAutoTopUp(context, provider, settings, accountId, { enabled: body.enabled, threshold: decodeUsd(body.threshold, 'threshold'), amount: decodeUsd(body.amount, 'amount') });
+    await updateAutoTopUp(context, provider, settings, accountId, { enabled: body.enabled, threshold: decodeUsd(body.threshold, 'threshold'), amount: decodeUsd(body.amount, 'amount') }, { actor: actorOf(request.principal!), ip: request.ip });
     return { data: await readAutoTopUp(context, provider, accountId) };
   });
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { isEndpointAvailable } from '../../catalog/catalog.js';
 import { invalidRequest } from '../../errors/gateway-error.js';
+import { actorOf, recordAudit } from '../../audit/record-audit.js';
 import { deleteDefaultProvider, listDefaultProviders, upsertDefaultProvider } from '../../store/repositories/default-providers.js';
 import { encodePricing } from '../catalog/encode-model.js';
 
@@ -39,15 +40,16 @@ export function registerProviderRoutes(app: FastifyInstance, context: AppContext
     const model = catalog.modelById.get(modelId);
     if (!model) throw invalidRequest(`Unknown model '${modelId}'`, 'model');
     const { accountId } = request.principal!;
-    if (provider === null) {
-      await deleteDefaultProvider(context.store.db, accountId, modelId);
-      context.defaultProviders.invalidate(accountId);
-      return { data: { model: modelId, default_provider: null } };
-    }
-    if (!model.endpoints.some((endpoint) => endpoint.provider === provider)) {
+    if (provider !== null && !model.endpoints.some((endpoint) => endpoint.provider === provider)) {
       throw invalidRequest(`Provider '${provider}' does not serve model '${modelId}'`, 'provider');
     }
-    await upsertDefaultProvider(context.store.db, { accountId, model: modelId, provider, updatedAt: context.clock.now().toISOString() });
+    const at = context.clock.now().toISOString();
+    await context.store.db.transaction().execute(async (trx) => {
+      if (provider === null) await deleteDefaultProvider(trx, accountId, modelId);
+      else await upsertDefaultProvider(trx, { accountId, model: modelId, provider, updatedAt: at });
+      const details = { model: modelId, provider };
+      await recordAudit(trx, { id: context.createId('aud'), accountId, at, actor: actorOf(request.principal!), action: 'provider.default', target: modelId, ip: request.ip, details });
+    });
     context.defaultProviders.invalidate(accountId);
     return { data: { model: modelId, default_provider: provider } };
   });

@@ -8,6 +8,7 @@ import type { RedemptionBatch } from '../../redemption/batches.js';
 import { listBatches } from '../../redemption/batches.js';
 import { createBatch, maxBatchCount } from '../../redemption/create-batch.js';
 import { redeemCode } from '../../redemption/redeem-code.js';
+import { actorOf } from '../../audit/record-audit.js';
 import { balanceOf } from '../shared/encode-account.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 
@@ -73,7 +74,7 @@ export function registerRedemptionRoutes(app: FastifyInstance, context: AppConte
   }
 
   app.post<{ Body: { code: string } }>('/v1/credits/redeem', { schema: { body: RedeemBody }, config: { auth: 'management' } }, async (request) => {
-    const { amount, account } = await redeemCode(context, request.principal!.accountId, request.body.code);
+    const { amount, account } = await redeemCode(context, request.principal!.accountId, request.body.code, { actor: actorOf(request.principal!), ip: request.ip });
     return { data: { amount: nanoToUsd(amount), balance: nanoToUsd(balanceOf(account)) } };
   });
 }

@@ -58,7 +58,8 @@ export async function setKeyLimitReset(
   db: Kysely<Database>,
   change: { accountId: string; keyId: string; reset: LimitReset | null; periodStart: string | null; postgres: boolean },
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  // In the caller's transaction when it has one (the route writes its audit entry in it too).
+  const run = async (trx: Kysely<Database>): Promise<boolean> => {
     const lock = change.postgres ? sql` for no key update` : sql``;
     const found = await sql<{ limit_reset: string | null }>`select limit_reset from api_keys where id = ${change.keyId} and account_id = ${change.accountId} and revoked_at is null${lock}`.execute(trx);
     if (found.rows.length === 0) return false;
@@ -72,7 +73,8 @@ export async function setKeyLimitReset(
                 period_usage = (select coalesce(sum(cost), 0) from usage_rollups where account_id = ${change.accountId} and key_id = ${change.keyId} and day >= ${day})
               where id = ${change.keyId}`.execute(trx);
     return true;
-  });
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 /** What each key's requests were charged per UTC day from `fromDay` on (YYYY-MM-DD), from the usage rollups. */

@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import type { AuditActor } from '../../audit/record-audit.js';
 import type { PaymentEvent } from '../payment-provider.js';
 
 /** The API reads an event may need to name its account, its amounts and its receipt. */
@@ -21,6 +22,14 @@ function ourPayment(metadata: Stripe.Metadata | null | undefined): OurPayment | 
   const credits = metadata?.credits_nano;
   if ((kind !== 'top_up' && kind !== 'auto_top_up') || !accountId || !credits || !/^\d+$/.test(credits)) return undefined;
   return { accountId, credits: BigInt(credits), kind };
+}
+
+/** Who started a checkout, as `start-checkout.ts` wrote it; null for a checkout made before it did. */
+function actorOfCheckout(metadata: Stripe.Metadata | null | undefined): AuditActor | null {
+  const type = metadata?.actor_type;
+  const id = metadata?.actor_id;
+  if ((type !== 'user' && type !== 'key' && type !== 'admin') || !id) return null;
+  return { type, id };
 }
 
 export const checkoutReference = (sessionId: string): string => `stripe:checkout:${sessionId}`;
@@ -57,6 +66,7 @@ export async function readStripeEvent(event: Stripe.Event, lookups: StripeLookup
           receiptUrl: charge?.receipt_url ?? null,
           customerId: idOf(session.customer),
           paymentMethodId: idOf(intent?.payment_method),
+          actor: actorOfCheckout(session.metadata),
         },
       ];
     }

@@ -45,7 +45,7 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CheckoutSession> {
-    const metadata = { account_id: request.accountId, credits_nano: request.credits.toString(), switchyard_kind: 'top_up' };
+    const metadata = { account_id: request.accountId, credits_nano: request.credits.toString(), switchyard_kind: 'top_up', actor_type: request.actor.type, actor_id: request.actor.id };
     const line = (name: string, amount: bigint) => ({ quantity: 1, price_data: { currency: this.settings.currency, unit_amount: nanoToCents(amount), product_data: { name } } });
     const session = await this.stripe.checkout.sessions.create({
       mode: 'payment',

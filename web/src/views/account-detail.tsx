@@ -6,9 +6,10 @@ import { useApi } from '../use-api.js';
 import type { AccountRow } from './accounts-view.js';
 import type { KeyRow } from './keys-view.js';
 import { AccountPayments } from './account-payments.js';
+import { AccountAudit } from './account-audit.js';
 import { UsageView } from './usage-view.js';
 
-/** One account for the operator: balance, grant credits, messenger link, keys, usage. */
+/** One account for the operator: balance, grant credits, messenger link, keys, usage, audit log. */
 export function AccountDetail({ token, id, onBack }: { token: string; id: string; onBack: () => void }) {
   const path = `/admin/accounts/${encodeURIComponent(id)}`;
   const account = useApi(() => callApi<{ data: AccountRow }>(token, 'GET', path), [token, path]);
@@ -16,12 +17,15 @@ export function AccountDetail({ token, id, onBack }: { token: string; id: string
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [linkCode, setLinkCode] = useState<{ code: string; deep_link: string | null } | null>(null);
+  // Bumped after each change made here, so the audit log below shows it.
+  const [changes, setChanges] = useState(0);
 
   const act = async (action: () => Promise<unknown>, after: () => void) => {
     setError(null);
     try {
       await action();
       after();
+      setChanges((count) => count + 1);
     } catch (caught) {
       setError(caught);
     }
@@ -139,6 +143,7 @@ export function AccountDetail({ token, id, onBack }: { token: string; id: string
       <AccountPayments token={token} accountPath={path} />
       <p class="muted">Created {data ? formatTime(data.created_at) : '…'}</p>
       <UsageView token={token} path={`${path}/usage`} keysPath={`${path}/keys`} />
+      <AccountAudit token={token} path={path} changes={changes} />
     </section>
   );
 }
