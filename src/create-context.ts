@@ -24,6 +24,8 @@ import { imageTaskHandler } from './media/image-task-handler.js';
 import { createTracingFromEnv, type Tracing } from './telemetry/create-tracing.js';
 import { AutoTopUpSweep } from './payments/auto-top-up-sweep.js';
 import { createPaymentProvider } from './payments/create-payment-provider.js';
+import { AlertSweep } from './alerts/alert-sweep.js';
+import { alertTaskHandler } from './alerts/alert-task-handler.js';
 
 export interface ContextOptions {
   logger?: Logger;
@@ -50,6 +52,8 @@ const tracingOf = new WeakMap<AppContext, Tracing>();
 const backfillOf = new WeakMap<AppContext, UsageSummariesBackfill>();
 /** Each context's auto top-up sweep (payments configured only), stopped before its store closes. */
 const autoTopUpOf = new WeakMap<AppContext, AutoTopUpSweep>();
+/** Each context's alert sweep (crossings of low balance and key limits), stopped before its store closes. */
+const alertSweepOf = new WeakMap<AppContext, AlertSweep>();
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -110,6 +114,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);
+  context.tasks.registerHandler(alertTaskHandler);
+  const alertSweep = new AlertSweep(context, config.alerts ?? { allowPrivateUrls: false, checkMs: 5_000 });
+  alertSweepOf.set(context, alertSweep);
+  alertSweep.start();
   await context.ledger.startInstance();
   await signals?.start({
     keyChanged: (keyId) => {
@@ -144,9 +152,15 @@ export function createLogger(level: string): Logger {
   );
 }
 
+/** The context's alert sweep: tests run a round with `runOnce()` instead of waiting for its timer. */
+export function alertSweepOfContext(context: AppContext): AlertSweep | undefined {
+  return alertSweepOf.get(context);
+}
+
 export async function closeContext(context: AppContext): Promise<void> {
   await context.tasks.stop();
   await autoTopUpOf.get(context)?.stop();
+  await alertSweepOf.get(context)?.stop();
   await backfillOf.get(context)?.stop();
   await context.requestLog.close();
   // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.
