@@ -10,7 +10,9 @@ import { decodeUsd } from '../../http/decode-usd.js';
 
 const AlertsBody = Type.Object(
   {
-    low_balance: Type.Union([Type.Null(), Type.Object({ threshold: Type.Number({ minimum: 0, maximum: MAX_USD_AMOUNT }) }, { additionalProperties: false })]),
+    // The threshold's range is checked by decodeUsd, which names `low_balance.threshold` (a bound
+    // here would make the union's error say only that `low_balance` must be null).
+    low_balance: Type.Union([Type.Null(), Type.Object({ threshold: Type.Number({ description: `USD, 0 to ${MAX_USD_AMOUNT}` }) }, { additionalProperties: false })]),
     key_limit_percents: Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), { maxItems: 10, uniqueItems: true }),
     channels: Type.Object(
       {
