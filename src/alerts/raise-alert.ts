@@ -45,6 +45,7 @@ export async function raiseAlert(
       providerJobId: payload.id,
     });
   }
-  dependencies.logger.info({ accountId: alert.accountId, alert: payload.id, type: alert.type, channels }, 'alert raised');
+  if (channels.length > 0) dependencies.logger.info({ accountId: alert.accountId, alert: payload.id, type: alert.type, channels }, 'alert raised');
+  else dependencies.logger.info({ accountId: alert.accountId, type: alert.type }, 'alert not sent: the account has no alert channel on');
   return { alert: payload, channels };
 }
