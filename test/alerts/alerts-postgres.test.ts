@@ -55,7 +55,7 @@ describe.skipIf(!postgres)('alerts on PostgreSQL with 3 instances', () => {
     if (postgres) await dropTestSchema(postgres, schema);
   });
 
-  it('200 concurrent requests over 3 instances across the threshold: one alert on each channel', async () => {
+  it('200 concurrent requests over 3 instances across a threshold or a key limit: one alert per crossing on each channel', async () => {
     const created = await call(urls[0], 'test-admin-token', 'POST', '/admin/accounts', { credits: Number(creditsFor(300)) });
     const { key } = created.body as { key: string };
     const accountId: string = created.body.data.id;
@@ -88,5 +88,29 @@ describe.skipIf(!postgres)('alerts on PostgreSQL with 3 instances', () => {
     expect(webhooks[0].verified).toBe(true);
     expect(smtp.mails.filter((mail) => mail.to.includes('owner@pg-alerts.test') && mail.text.includes('low balance'))).toHaveLength(1);
     expect(bot.calls.filter((entry) => entry.body.chat_id === chatId && String(entry.body.text).includes('low balance'))).toHaveLength(1);
+
+    // A key worth 10 requests, 200 at once over the instances: 80 % and 100 %, each once.
+    expect((await call(urls[2], key, 'PUT', '/v1/alerts', { ...put.body.data, key_limit_percents: [80, 100], channels: { ...put.body.data.channels, webhook: { url: receiver.url } } })).status).toBe(200);
+    const limited = await call(urls[0], key, 'POST', '/v1/keys', { name: 'pg-limited', limit: Number(creditsFor(10)) });
+    expect(limited.status).toBe(201);
+    bursting = true;
+    const sweepingKeys = (async () => {
+      while (bursting) {
+        await Promise.all(sweeps.map((sweep) => sweep.runOnce()));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const limitedStatuses = await burst(urls, limited.body.key, 200, 200);
+    bursting = false;
+    await sweepingKeys;
+    expect(limitedStatuses.filter((status) => status === 200)).toHaveLength(10);
+    for (const context of contexts) await context.ledger.recallLeases();
+    for (let round = 0; round < 2; round += 1) await Promise.all(sweeps.map((sweep) => sweep.runOnce()));
+    for (let round = 0; round < 3; round += 1) await Promise.all(contexts.map((context) => context.tasks.runOnce()));
+    const keyAlerts = receiver.deliveries.filter((delivery) => delivery.alert.type === 'key_limit' && delivery.alert.data.key_id === limited.body.data.id);
+    expect(keyAlerts.map((delivery) => delivery.alert.data.percent).sort()).toEqual([100, 80]);
+    expect(keyAlerts.every((delivery) => delivery.verified)).toBe(true);
+    expect(smtp.mails.filter((mail) => mail.text.includes('"pg-limited"'))).toHaveLength(2);
+    expect(bot.calls.filter((entry) => String(entry.body.text).includes('"pg-limited"'))).toHaveLength(2);
   });
 });
