@@ -7,6 +7,7 @@ import { registerAdminConsoleRoutes } from './api/admin/console-routes.js';
 import { registerAdminRoutes } from './api/admin/routes.js';
 import { registerAdminTransactionRoutes } from './api/admin/transaction-routes.js';
 import { registerAuditRoutes } from './api/audit/routes.js';
+import { registerAlertRoutes } from './api/alerts/routes.js';
 import { registerAdminUserRoutes } from './api/admin/user-routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
@@ -134,6 +135,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerAdminRoutes(app, context);
   registerAdminTransactionRoutes(app, context);
   registerAuditRoutes(app, context);
+  registerAlertRoutes(app, context);
   registerAdminConsoleRoutes(app, context);
   registerAdminUserRoutes(app, context);
   registerRedemptionRoutes(app, context);

@@ -26,6 +26,8 @@ import { AutoTopUpSweep } from './payments/auto-top-up-sweep.js';
 import { RequestLogMaintenance, type RequestLogMaintenanceOptions } from './billing/request-log-maintenance.js';
 import { readRequestLogRetentionDays } from './config/read-request-log-retention.js';
 import { createPaymentProvider } from './payments/create-payment-provider.js';
+import { AlertSweep } from './alerts/alert-sweep.js';
+import { alertTaskHandler } from './alerts/alert-task-handler.js';
 
 export interface ContextOptions {
   logger?: Logger;
@@ -56,6 +58,8 @@ const backfillOf = new WeakMap<AppContext, UsageSummariesBackfill>();
 const requestLogMaintenanceOf = new WeakMap<AppContext, RequestLogMaintenance>();
 /** Each context's auto top-up sweep (payments configured only), stopped before its store closes. */
 const autoTopUpOf = new WeakMap<AppContext, AutoTopUpSweep>();
+/** Each context's alert sweep (crossings of low balance and key limits), stopped before its store closes. */
+const alertSweepOf = new WeakMap<AppContext, AlertSweep>();
 
 /** Opens the store (migrating it) and assembles the app context from a loaded config. */
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -119,6 +123,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   context.tasks.registerHandler(videoTaskHandler);
   context.tasks.registerHandler(imageTaskHandler);
+  context.tasks.registerHandler(alertTaskHandler);
+  const alertSweep = new AlertSweep(context, config.alerts ?? { allowPrivateUrls: false, checkMs: 5_000 });
+  alertSweepOf.set(context, alertSweep);
+  alertSweep.start();
   await context.ledger.startInstance();
   await signals?.start({
     keyChanged: (keyId) => {
@@ -158,9 +166,15 @@ export function requestLogMaintenance(context: AppContext): RequestLogMaintenanc
   return requestLogMaintenanceOf.get(context);
 }
 
+/** The context's alert sweep: tests run a round with `runOnce()` instead of waiting for its timer. */
+export function alertSweepOfContext(context: AppContext): AlertSweep | undefined {
+  return alertSweepOf.get(context);
+}
+
 export async function closeContext(context: AppContext): Promise<void> {
   await context.tasks.stop();
   await autoTopUpOf.get(context)?.stop();
+  await alertSweepOf.get(context)?.stop();
   await backfillOf.get(context)?.stop();
   await requestLogMaintenanceOf.get(context)?.stop();
   await context.requestLog.close();

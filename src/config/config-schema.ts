@@ -238,9 +238,19 @@ const SignupSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Alerts (contract §8): the address rule for webhook URLs and how often each instance looks for crossings. */
+const AlertsSchema = Type.Object(
+  {
+    allow_private_urls: Type.Optional(Type.Boolean()),
+    check_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     auth: Type.Optional(AuthSchema),
+    alerts: Type.Optional(AlertsSchema),
     signup: Type.Optional(SignupSchema),
     hosted_tools: Type.Optional(HostedToolsSchema),
     payments: Type.Optional(PaymentsSchema),

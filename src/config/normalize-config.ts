@@ -56,6 +56,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     hostedTools: normalizeHostedTools(file.hosted_tools, models, fail),
     ...(file.payments && { payments: normalizePayments(file.payments, fail) }),
     auth: normalizeAuth(file.auth, server, fail),
+    alerts: { allowPrivateUrls: file.alerts?.allow_private_urls ?? false, checkMs: file.alerts?.check_ms ?? 5_000 },
     signup: {
       mode: file.signup?.mode ?? 'closed',
       bonusCredits: usdToNano(file.signup?.bonus_credits ?? 0),

@@ -259,6 +259,16 @@ export interface Config {
   auth?: AuthConfig;
   /** Who may sign up; absent: `closed`, no bonus. */
   signup?: SignupConfig;
+  /** Alerts (contract §8); absent: the defaults of `AlertsConfig`. */
+  alerts?: AlertsConfig;
+}
+
+/** The `alerts:` section. */
+export interface AlertsConfig {
+  /** Webhook URLs may be http and reach private, loopback and link-local addresses (on-premises receivers, tests). Default false. */
+  allowPrivateUrls: boolean;
+  /** How often each instance looks for crossings (low balance, key limits). Default 5,000 ms. */
+  checkMs: number;
 }
 
 /** The `payments:` section; amounts are nano-USD. */

@@ -96,7 +96,7 @@ function parseTarget(text: string): URL {
 }
 
 /** The address to connect to: every address of the host must be allowed, and the first is used. */
-async function resolvePinned(url: URL, options: FetchPublicUrlOptions): Promise<ResolvedAddress> {
+export async function resolvePinned(url: URL, options: FetchPublicUrlOptions): Promise<ResolvedAddress> {
   const allowed = options.isAllowedAddress ?? isPublicAddress;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const literal = isIP(host);
@@ -128,7 +128,7 @@ function resolveAll(hostname: string): Promise<ResolvedAddress[]> {
 }
 
 /** A `lookup` for net/tls that answers only the checked address, whatever the host name. */
-function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+export function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);

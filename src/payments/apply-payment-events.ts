@@ -1,3 +1,4 @@
+import { raiseAlert } from '../alerts/raise-alert.js';
 import type { AppContext } from '../app-context.js';
 import { recordAudit, type AuditActor } from '../audit/record-audit.js';
 import { nanoToUsd } from '../core/money.js';
@@ -13,7 +14,7 @@ import type { PaymentEvent } from './payment-provider.js';
  */
 export const paymentProviderActor: AuditActor = { type: 'admin', id: 'payment_provider' };
 
-export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId' | 'logger' | 'ledger'>;
+export type PaymentDependencies = Pick<AppContext, 'store' | 'clock' | 'createId' | 'logger' | 'ledger' | 'tasks'>;
 
 /**
  * Posts a provider's money events, all in one transaction: the caller answers the provider 2xx
@@ -29,8 +30,10 @@ export async function applyPaymentEvents(dependencies: PaymentDependencies, prov
   if (events.length === 0) return;
   const { store, clock, createId, logger } = dependencies;
   const lowered = new Set<string>();
+  let failed: Array<{ accountId: string; reason: string; claimId: string | null }> = [];
   await retryOnConflict(() =>
     store.db.transaction().execute(async (trx) => {
+      failed = [];
       const now = clock.now().toISOString();
       for (const event of events) {
         const account = await trx.selectFrom('accounts').select('id').where('id', '=', event.accountId).executeTakeFirst();
@@ -40,8 +43,7 @@ export async function applyPaymentEvents(dependencies: PaymentDependencies, prov
         }
         if (event.type === 'auto_top_up_failed') {
           if (await failAutoTopUp(trx, event.accountId, event.claimId, event.message, now)) {
-            // The alert channel is issue 49's; until then the operator's log says it.
-            logger.warn({ provider, accountId: event.accountId, reason: event.message }, 'auto top-up payment failed; auto top-up turned off');
+            failed.push({ accountId: event.accountId, reason: event.message, claimId: event.claimId });
           }
           continue;
         }
@@ -73,4 +75,14 @@ export async function applyPaymentEvents(dependencies: PaymentDependencies, prov
   // Leases hold slices granted under the old balance: they go back before the provider is
   // answered, so the next request meets the lowered balance (402 when it is below zero).
   for (const accountId of lowered) await dependencies.ledger.reclaimAccount(accountId);
+  // Raised after the commit: the failure recorded once (the conditional `failAutoTopUp`) is alerted once.
+  for (const failure of failed) await alertAutoTopUpFailure(dependencies, failure);
+}
+
+/** The `auto_top_up_failed` alert (contract §8), and the operator's log line; an alert that cannot be raised is logged, not thrown. */
+export async function alertAutoTopUpFailure(dependencies: PaymentDependencies, failure: { accountId: string; reason: string; claimId: string | null }): Promise<void> {
+  dependencies.logger.warn({ accountId: failure.accountId, reason: failure.reason }, 'auto top-up payment failed; auto top-up turned off');
+  await raiseAlert(dependencies, { accountId: failure.accountId, type: 'auto_top_up_failed', data: { reason: failure.reason, claim_id: failure.claimId } }).catch((error: unknown) =>
+    dependencies.logger.error({ err: error, accountId: failure.accountId }, 'the auto top-up failure alert could not be raised'),
+  );
 }

@@ -1,5 +1,5 @@
 import type { StripeConfig } from '../config/types.js';
-import { applyPaymentEvents, type PaymentDependencies } from './apply-payment-events.js';
+import { alertAutoTopUpFailure, applyPaymentEvents, type PaymentDependencies } from './apply-payment-events.js';
 import { computeFee } from './compute-fee.js';
 import { claimAutoTopUp, failAutoTopUp, findDueAutoTopUps, reclaimStaleAutoTopUp, rearmAutoTopUps, recordAutoTopUpPayment, type AutoTopUpDue } from './db/auto-top-ups.js';
 import { findPaymentCustomer } from './db/payment-customers.js';
@@ -92,8 +92,6 @@ export class AutoTopUpSweep {
   }
 
   private async fail(accountId: string, claimId: string, message: string, now: string): Promise<void> {
-    await failAutoTopUp(this.dependencies.store.db, accountId, claimId, message, now);
-    // The alert channel is issue 49's; until then the operator's log says it.
-    this.dependencies.logger.warn({ accountId, reason: message }, 'auto top-up payment failed; auto top-up turned off');
+    if (await failAutoTopUp(this.dependencies.store.db, accountId, claimId, message, now)) await alertAutoTopUpFailure(this.dependencies, { accountId, reason: message, claimId });
   }
 }

@@ -12,6 +12,8 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   ledger_references: LedgerReferencesTable;
   audit_entries: AuditEntriesTable;
+  alert_settings: AlertSettingsTable;
+  alert_states: AlertStatesTable;
   reservations: ReservationsTable;
   requests: RequestsTable;
   usage_rollups: UsageRollupsTable;
@@ -399,4 +401,31 @@ export interface AuditEntriesTable {
   ip: string | null;
   /** JSON object */
   details: string;
+}
+
+export interface AlertSettingsTable {
+  account_id: string;
+  /** nano-USD; null: no low-balance alert */
+  low_balance_threshold: bigint | null;
+  /** JSON array of integers 1–100 */
+  key_limit_percents: string;
+  email: Int;
+  telegram: Int;
+  webhook_url: string | null;
+  webhook_secret: string | null;
+  updated_at: string;
+}
+
+export interface AlertStatesTable {
+  account_id: string;
+  /** low_balance | key_limit | member_limit */
+  type: string;
+  /** a key id (key_limit), a user id (member_limit), '' for the account */
+  subject: string;
+  /** the percent crossed (key and member limits); 0 for the low balance */
+  level: Int;
+  /** the limit's period ('' for a lifetime limit) */
+  period: string;
+  alert_id: string;
+  fired_at: string;
 }

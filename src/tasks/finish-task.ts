@@ -29,13 +29,14 @@ export type TaskEnding =
  * cannot cover is booked uncollected; nothing on failure). Either all of it happens once or
  * none of it does: a second caller (another instance whose lease ran out, a retry after a lost
  * commit) finds the task terminal and changes nothing. Answers the amount charged, or null when
- * someone else ended the task.
+ * someone else ended the task. A task of an unpaid kind (`paid: false`) ends with the
+ * compare-and-set alone.
  */
 export async function endTask(
   context: TaskEndingDependencies,
   task: TaskRecord,
   ending: TaskEnding,
-  options: { rowVersion?: number; endpoint: string },
+  options: { rowVersion?: number; endpoint: string; paid?: boolean },
 ): Promise<bigint | null> {
   const now = context.clock.now();
   const cost = ending.status === 'completed' ? ending.cost : 0n;
@@ -56,6 +57,7 @@ export async function endTask(
       now: now.toISOString(),
     });
     if (!won) return null;
+    if (options.paid === false) return 0n;
     const record = toRequestRecord(task, ending, cost, now, options.endpoint);
     const [outcome] = await settleInTransaction(context.store, trx, {
       items: [{ row: record, settlement: { reservationId: task.reservationId, accountId: task.accountId, keyId: task.keyId, requestId: record.id, cost } }],

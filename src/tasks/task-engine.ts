@@ -361,7 +361,7 @@ export class TaskEngine<Context extends TaskEngineDependencies = TaskEngineDepen
 
   private async end(task: TaskRecord, ending: TaskEnding, handler: TaskHandler<Context> | undefined): Promise<void> {
     const context = this.getContext();
-    const charged = await endTask(context, task, ending, { rowVersion: task.rowVersion, endpoint: handler?.endpoint ?? `/${task.kind}s` });
+    const charged = await endTask(context, task, ending, { rowVersion: task.rowVersion, endpoint: handler?.endpoint ?? `/${task.kind}s`, paid: handler?.paid });
     if (charged === null) context.logger.warn({ task: task.id }, 'task was ended elsewhere; nothing done here');
     else context.logger.info({ task: task.id, status: ending.status, charged: charged.toString() }, 'task ended');
   }

@@ -76,6 +76,12 @@ export interface TaskHandler<Context = unknown> {
   /** Overrides of the engine's default schedule for this kind. */
   schedule?: Partial<TaskSchedule>;
   /**
+   * False for work that is no paid call (an alert's delivery): its end is the compare-and-set
+   * alone, with no settlement and no request log row, so it never shows among the account's
+   * requests or in its usage. Default true.
+   */
+  paid?: boolean;
+  /**
    * Asks the provider where the job stands. Throwing an `UpstreamError` (provider unreachable,
    * 5xx) is not a failure of the task: the engine backs off and polls again until the task's
    * maximum age. `signal` aborts when the poll outlives its share of the lease or the engine stops.

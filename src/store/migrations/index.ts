@@ -26,6 +26,7 @@ import * as people from './2026-12-07-1910-people.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
 import * as keyLimitReset from './2026-12-07-1940-key-limit-reset.js';
 import * as auditLog from './2026-12-07-1950-audit-log.js';
+import * as alerts from './2026-12-07-2010-alerts.js';
 import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1930-redemption-codes': redemptionCodes,
   '2026-12-07-1940-key-limit-reset': keyLimitReset,
   '2026-12-07-1950-audit-log': auditLog,
+  '2026-12-07-2010-alerts': alerts,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */

@@ -1,0 +1,107 @@
+import { nanoToUsd } from '../core/money.js';
+import type { AlertsConfig } from '../config/types.js';
+import { claimCrossing, listFiredCrossings, rearmCrossing, type CrossingKey } from './db/alert-states.js';
+import { findLimitedKeys, findLowBalances } from './db/alert-settings.js';
+import { limitPeriodKey } from './limit-period.js';
+import { raiseAlert, type AlertDependencies } from './raise-alert.js';
+import type { AlertType } from './alert-types.js';
+
+interface Condition {
+  crossing: CrossingKey;
+  holds: boolean;
+  type: AlertType;
+  data: Record<string, unknown>;
+}
+
+const keyOf = (crossing: CrossingKey) => [crossing.accountId, crossing.type, crossing.subject, crossing.level, crossing.period].join('\u0000');
+
+/**
+ * Finds crossings (low balance, key limits) every `alerts.check_ms` on each instance, and raises
+ * each alert once per crossing.
+ *
+ * A sweep, like the auto top-up's, rather than a check after each charge: the request path
+ * gains no statement and no branch. It reads the alert settings (one row per account that
+ * configured alerts) joined by primary key to their accounts and limited keys, and the fired
+ * states. A crossing is claimed by inserting its state row (one instance wins, whatever the
+ * number of instances) and re-armed by deleting it once the condition no longer holds, so the
+ * next crossing fires again. The price is a delay of up to one interval.
+ */
+export class AlertSweep {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly dependencies: AlertDependencies,
+    private readonly settings: AlertsConfig,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.running = this.runOnce()
+        .catch((error: unknown) => this.dependencies.logger.warn({ err: error }, 'alert sweep failed; trying again at the next interval'))
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.timer = setTimeout(tick, this.settings.checkMs * (0.75 + Math.random() / 2)).unref();
+        });
+    };
+    this.timer = setTimeout(tick, this.settings.checkMs * Math.random()).unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  async runOnce(): Promise<void> {
+    const { db } = this.dependencies.store;
+    const now = this.dependencies.clock.now();
+    const [lows, keys, fired] = await Promise.all([findLowBalances(db), findLimitedKeys(db), listFiredCrossings(db, ['low_balance', 'key_limit'])]);
+    const conditions: Condition[] = lows.map((account) => {
+      const balance = account.credits - account.usage;
+      return {
+        crossing: { accountId: account.accountId, type: 'low_balance', subject: '', level: 0, period: '' },
+        holds: balance < account.threshold,
+        type: 'low_balance',
+        data: { balance: nanoToUsd(balance), threshold: nanoToUsd(account.threshold) },
+      };
+    });
+    for (const key of keys) {
+      const period = limitPeriodKey(null, now);
+      for (const percent of key.percents) {
+        conditions.push({
+          crossing: { accountId: key.accountId, type: 'key_limit', subject: key.keyId, level: percent, period },
+          // Exact in nano-USD: usage / limit ≥ percent / 100.
+          holds: key.usage * 100n >= BigInt(percent) * key.limit,
+          type: 'key_limit',
+          data: { key_id: key.keyId, key_name: key.name, percent, usage: nanoToUsd(key.usage), limit: nanoToUsd(key.limit), limit_reset: null, period: period || null },
+        });
+      }
+    }
+    const firedKeys = new Set(fired.map(keyOf));
+    const holding = new Set(conditions.filter((condition) => condition.holds).map((condition) => keyOf(condition.crossing)));
+    // Re-arm what no longer holds: the balance is back, the limit or percent changed, the key is gone, the period passed.
+    for (const crossing of fired) {
+      if (!holding.has(keyOf(crossing))) await rearmCrossing(db, crossing);
+    }
+    for (const condition of conditions) {
+      if (this.stopped) return;
+      if (!condition.holds || firedKeys.has(keyOf(condition.crossing))) continue;
+      await this.fire(condition, now.toISOString());
+    }
+  }
+
+  private async fire(condition: Condition, now: string): Promise<void> {
+    const { db } = this.dependencies.store;
+    const id = this.dependencies.createId('alr');
+    if (!(await claimCrossing(db, condition.crossing, id, now))) return;
+    try {
+      await raiseAlert(this.dependencies, { id, accountId: condition.crossing.accountId, type: condition.type, data: condition.data });
+    } catch (error) {
+      // Not raised: give the crossing back, so that the next sweep (here or elsewhere) raises it.
+      this.dependencies.logger.warn({ err: error, accountId: condition.crossing.accountId, type: condition.type }, 'alert could not be raised; trying again at the next sweep');
+      await rearmCrossing(db, condition.crossing).catch(() => undefined);
+    }
+  }
+}
