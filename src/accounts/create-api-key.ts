@@ -12,6 +12,8 @@ export interface NewKeyInput {
   maxPrice?: PriceCap | null;
   modelMaxPrices?: Record<string, PriceCap>;
   requestsPerMinute?: number | null;
+  /** The signed-in user making the key, if any (a member manages only its own keys). */
+  createdByUserId?: string | null;
 }
 
 /** Generates a key, stores only its SHA-256, and returns the record with the secret (shown once). */
@@ -35,6 +37,7 @@ export async function createApiKey(
     maxPrice: input.maxPrice ?? null,
     modelMaxPrices: input.modelMaxPrices ?? {},
     requestsPerMinute: input.requestsPerMinute ?? null,
+    createdByUserId: input.createdByUserId ?? null,
   };
   await insertApiKey(db, { ...record, hash: hashApiKey(secret) });
   return { record, secret };

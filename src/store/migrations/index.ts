@@ -25,6 +25,7 @@ import * as payments from './2026-12-07-1920-payments.js';
 import * as people from './2026-12-07-1910-people.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
 import * as auditLog from './2026-12-07-1950-audit-log.js';
+import * as members from './2026-12-07-2000-members.js';
 import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -55,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1910-people': people,
   '2026-12-07-1930-redemption-codes': redemptionCodes,
   '2026-12-07-1950-audit-log': auditLog,
+  '2026-12-07-2000-members': members,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */
