@@ -266,5 +266,19 @@ for (const database of testDatabases()) {
       const forged = `/invites/${'A'.repeat(43)}`;
       expect((await m.h.open(await m.h.mailLink('stranger2@example.com', forged))).status).toBe(403);
     });
+
+    it('admits by Telegram too: return_to beside the widget fields names an unbound invite; a bound one needs an address Telegram lacks', async () => {
+      const open = await m.invite(owner, 'viewer');
+      const bound = await m.invite(owner, 'viewer', 'someone@example.com');
+      const refused = await m.h.call('POST', '/auth/telegram', { body: { ...m.h.telegramFields(7001), return_to: `/invites/${bound.token}` } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.metadata.reason).toBe('invite_only');
+      const admitted = await m.h.call('POST', '/auth/telegram', { body: { ...m.h.telegramFields(7002), return_to: `/invites/${open.token}` } });
+      expect(admitted.status).toBe(200);
+      expect(admitted.body.data.accounts).toEqual([]);
+      const person: Person = { cookie: admitted.sessionCookie!, csrf: admitted.body.csrf_token, userId: admitted.body.data.user.id, email: '', accountId: owner.accountId };
+      await m.join(person, open.token, owner.accountId);
+      expect((await m.as(person, 'GET', '/v1/usage')).status).toBe(200);
+    });
   });
 }
