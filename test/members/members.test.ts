@@ -33,6 +33,11 @@ for (const database of testDatabases()) {
       expect(Date.parse(expiresAt) - m.h.clock.now().getTime()).toBe(7 * 24 * 3600_000);
       const token = url.slice(url.lastIndexOf('/') + 1);
 
+      // The link opens the page (which reads the invite from /auth/invites/{token}).
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
       const described = await m.h.call('GET', `/auth/invites/${token}`);
       expect(described.status).toBe(200);
       expect(described.body.data).toMatchObject({ account: { name: 'owner' }, role: 'viewer', email: null, status: 'pending' });
@@ -150,6 +155,7 @@ for (const database of testDatabases()) {
       const target = await member('member');
       expect((await m.as(admin, 'PATCH', `/v1/members/${target.userId}`, { role: 'owner' })).status).toBe(403);
       expect((await m.as(admin, 'PATCH', `/v1/members/${owner.userId}`, { role: 'viewer' })).status).toBe(403);
+      expect((await m.as(admin, 'PATCH', '/v1/members/usr_nobody', {})).status).toBe(404);
       expect((await m.as(admin, 'DELETE', `/v1/members/${owner.userId}`)).status).toBe(403);
       const demoted = await m.as(admin, 'PATCH', `/v1/members/${target.userId}`, { role: 'viewer' });
       expect(demoted.status).toBe(200);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { MemberRole } from '../../auth/principal.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError, notFound } from '../../errors/gateway-error.js';
 import { listMembersPage } from '../../people/list-members.js';
 import { changeMemberRole, removeMember } from '../../people/manage-members.js';
 import { acceptInvite, createInvite, describeInvite, encodeInvite, withdrawInvite } from '../../people/member-invites.js';
@@ -56,6 +56,7 @@ export function registerMemberRoutes(app: FastifyInstance, context: AppContext):
       const { user_id: userId } = request.params;
       if (request.body.role !== undefined) await changeMemberRole(context, request.principal!, userId, request.body.role, request.ip);
       const page = await listMembersPage(context, request.principal!.accountId, { limit: 1, cursor: undefined, only: userId });
+      if (page.data.length === 0) throw notFound(`Member '${userId}'`);
       return { data: page.data[0] };
     },
   );
