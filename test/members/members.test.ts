@@ -247,6 +247,15 @@ for (const database of testDatabases()) {
     });
     afterAll(() => m?.close());
 
+    it('the operator adds people with one audit entry, and cannot demote the last owner either', async () => {
+      const admin = { authorization: `Bearer ${m.h.test.context.config.server.adminToken}` };
+      const demote = await m.h.call('POST', `/admin/accounts/${owner.accountId}/members`, { headers: admin, body: { email: 'boss@example.com', role: 'admin' } });
+      expect(demote.status).toBe(400);
+      expect((await m.audit(owner, 'member.join')).filter((entry) => entry.target === owner.userId)).toEqual([
+        expect.objectContaining({ actor: { type: 'admin', id: 'admin' }, details: { role: 'owner' } }),
+      ]);
+    });
+
     it('signs up an unknown person on the way to a pending invite (no account, no bonus), and lets them accept', async () => {
       const { token } = await m.invite(owner, 'member');
       const refusedWithout = await m.h.open(await m.h.mailLink('newcomer@example.com', '/'));
