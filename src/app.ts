@@ -19,6 +19,7 @@ import { closeSocketsOnClose } from './api/responses/socket/close-sockets-on-clo
 import { registerHealthRoutes } from './api/health/routes.js';
 import { registerKeyRoutes } from './api/keys/routes.js';
 import { registerMediaRoutes } from './api/media/routes.js';
+import { registerMemberRoutes } from './api/members/routes.js';
 import { registerMessengerRoutes } from './api/messenger/routes.js';
 import { registerProviderRoutes } from './api/providers/routes.js';
 import { registerRedemptionRoutes } from './api/redemption/routes.js';
@@ -140,6 +141,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerAdminUserRoutes(app, context);
   registerRedemptionRoutes(app, context);
   registerMessengerRoutes(app, context);
+  registerMemberRoutes(app, context);
   registerChatCompletionsRoutes(app, context);
   registerResponsesRoutes(app, context);
   registerMessagesRoutes(app, context);

@@ -15,6 +15,8 @@ export interface NewKeyInput {
   requestsPerMinute?: number | null;
   /** A limit that resets (issue 49); its first period is the current one. */
   limitReset?: LimitReset | null;
+  /** The signed-in user making the key, if any (a member manages only its own keys). */
+  createdByUserId?: string | null;
 }
 
 /** Generates a key, stores only its SHA-256, and returns the record with the secret (shown once). */
@@ -43,6 +45,7 @@ export async function createApiKey(
     limitReset,
     periodStart: limitReset === null ? null : periodStart(limitReset, now).toISOString(),
     periodUsage: 0n,
+    createdByUserId: input.createdByUserId ?? null,
   };
   await insertApiKey(db, { ...record, hash: hashApiKey(secret) });
   return { record, secret };

@@ -3,7 +3,8 @@ import type { MemberRole } from '../auth/principal.js';
 import { invalidRequest, notFound } from '../errors/gateway-error.js';
 import { isUniqueViolation } from '../store/database-errors.js';
 import { findAccount } from '../store/repositories/accounts.js';
-import { upsertMembership } from '../store/repositories/memberships.js';
+import { adminActor, recordAudit } from '../audit/record-audit.js';
+import { findMembershipRole, lockOwners, upsertMembership } from '../store/repositories/memberships.js';
 import { findUserByEmail, insertUser, type UserRecord } from '../store/repositories/users.js';
 import { isEmailAddress } from './email-address.js';
 
@@ -12,7 +13,8 @@ import { isEmailAddress } from './email-address.js';
  * `switchyard admin add-member`): the user is made if the address is new — with no account of
  * its own and no bonus — and gets the role, or has it changed. This is how people come in while
  * sign-up is `closed`; they then sign in by a magic link, or by OpenID Connect with that verified
- * address.
+ * address. A change of role keeps the account's last owner (the owners locked as in
+ * `manage-members.ts`), and writes one audit entry by the operator (`member.join` or `member.role`).
  */
 export async function addMember(
   context: Pick<AppContext, 'store' | 'clock' | 'createId'>,
@@ -35,7 +37,24 @@ export async function addMember(
       if (!user) throw error;
     }
   }
-  await upsertMembership(db, { userId: user.id, accountId: input.accountId, role: input.role, createdAt: now });
+  const userId = user.id;
+  await db.transaction().execute(async (trx) => {
+    const owners = await lockOwners(trx, context.store.dialect, input.accountId);
+    const current = await findMembershipRole(trx, userId, input.accountId);
+    if (current === input.role) return;
+    if (current === 'owner' && owners.length <= 1) throw invalidRequest('An account keeps at least one owner: make another member an owner first', 'role');
+    await upsertMembership(trx, { userId, accountId: input.accountId, role: input.role, createdAt: now });
+    await recordAudit(trx, {
+      id: context.createId('aud'),
+      accountId: input.accountId,
+      at: now,
+      actor: adminActor,
+      action: current === undefined ? 'member.join' : 'member.role',
+      target: userId,
+      ip: null,
+      details: current === undefined ? { role: input.role } : { from: current, to: input.role },
+    });
+  });
   return { user, accountId: input.accountId, role: input.role };
 }
 

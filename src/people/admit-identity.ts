@@ -6,6 +6,7 @@ import { insertAccount } from '../store/repositories/accounts.js';
 import { isUniqueViolation } from '../store/database-errors.js';
 import { insertMembership } from '../store/repositories/memberships.js';
 import { findUserByEmail, findUserByIdentity, findUserByTelegramId, insertUser, insertUserIdentity, type UserRecord } from '../store/repositories/users.js';
+import { inviteAdmits, inviteTokenOfPath } from './member-invites.js';
 
 /** Who a sign-in method vouches for. An email is lower case and verified (a mailed link, or the provider's `email_verified`). */
 export type Identity =
@@ -26,14 +27,25 @@ type AdmitContext = Pick<AppContext, 'store' | 'clock' | 'createId' | 'config'>;
  * reference (`signup_bonus:email:<address>` …) decides, so a person who comes back as a new user
  * with the same address or Telegram id gets no second bonus. An OIDC subject whose verified
  * email is already a user's joins that user.
+ *
+ * While sign-up is `invite`, a sign-in on its way to an invite (`returnTo` is `/invites/{token}`)
+ * admits an unknown identity when that token names a pending invite, at this moment, that the
+ * identity may accept (no address bound, or its verified one): the user is made with no account
+ * of its own and no bonus, and joins by accepting the invite. `returnTo` only names the invite;
+ * the store decides.
  */
-export async function admitIdentity(context: AdmitContext, identity: Identity, ip: string | null = null): Promise<Admission> {
+export async function admitIdentity(context: AdmitContext, identity: Identity, options: { returnTo?: string; ip?: string | null } = {}): Promise<Admission> {
   const existing = await findKnownUser(context, identity);
   if (existing) return { status: 'admitted', user: existing, created: false };
   const refusal = refuseSignUp(context, identity);
-  if (refusal) return refusal;
+  let ownAccount = true;
+  if (refusal) {
+    const token = refusal.status === 'refused' && refusal.reason === 'invite_only' && options.returnTo !== undefined ? inviteTokenOfPath(options.returnTo) : undefined;
+    if (token === undefined || !(await inviteAdmits(context, token, emailOf(identity)))) return refusal;
+    ownAccount = false;
+  }
   try {
-    return { status: 'admitted', user: await createUser(context, identity, ip), created: true };
+    return { status: 'admitted', user: await createUser(context, identity, ownAccount, options.ip ?? null), created: true };
   } catch (error) {
     // The same person signing up twice at once: the unique index let one in; that is the user.
     if (!isUniqueViolation(error)) throw error;
@@ -91,7 +103,8 @@ function bonusReference(identity: Identity): string {
   return `signup_bonus:oidc:${identity.issuer}|${identity.subject}`;
 }
 
-async function createUser(context: AdmitContext, identity: Identity, ip: string | null): Promise<UserRecord> {
+/** Makes the user; with `ownAccount` (open sign-up) also an account it owns and the bonus. */
+async function createUser(context: AdmitContext, identity: Identity, ownAccount: boolean, ip: string | null): Promise<UserRecord> {
   const now = context.clock.now().toISOString();
   const email = emailOf(identity);
   const name = identity.method === 'email' ? identity.email.slice(0, identity.email.indexOf('@')) : identity.name;
@@ -101,6 +114,7 @@ async function createUser(context: AdmitContext, identity: Identity, ip: string 
   await context.store.db.transaction().execute(async (trx) => {
     await insertUser(trx, user);
     if (identity.method === 'oidc') await insertUserIdentity(trx, { method: 'oidc', issuer: identity.issuer, subject: identity.subject, userId: user.id, createdAt: now });
+    if (!ownAccount) return;
     await insertAccount(trx, { id: accountId, name: name || 'default', createdAt: now });
     await insertMembership(trx, { userId: user.id, accountId, role: 'owner', createdAt: now });
     if (bonus > 0n) {

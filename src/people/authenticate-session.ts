@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
 import { GatewayError, notFound } from '../errors/gateway-error.js';
 import { findMembershipRole } from '../store/repositories/memberships.js';
+import { rolesAllowed } from './role-policy.js';
 import { isMemberRole, roleManages } from './roles.js';
 import { csrfTokenMatches } from './session-secrets.js';
 import { findLiveSession } from './sessions.js';
@@ -27,12 +28,12 @@ export function isSafeMethod(method: string): boolean {
  * The principal of a signed-in user on an account endpoint: the session must be live, a change
  * must carry the session's CSRF token, `x-switchyard-account` must name an account the user is a
  * member of (an unknown account and one the user is no member of get the same 404, so nothing is
- * learnt of other accounts), and the role must allow the route: `management` routes need an
- * owner or admin, and a viewer only reads.
+ * learnt of other accounts), and the role must allow the route (`role-policy.ts`). The role is
+ * read on every request, so a changed or removed membership acts at once on every instance.
  */
 export async function authenticateSession(
   context: Pick<AppContext, 'store' | 'clock'>,
-  request: { method: string; headers: Record<string, string | string[] | undefined> },
+  request: { method: string; headers: Record<string, string | string[] | undefined>; routeOptions: { url?: string } },
   level: 'key' | 'management',
   token: string,
 ): Promise<Principal> {
@@ -48,8 +49,10 @@ export async function authenticateSession(
   const role = await findMembershipRole(context.store.db, session.userId, accountId);
   if (role === undefined || !isMemberRole(role)) throw notFound(`Account '${accountId}'`);
   const management = roleManages(role);
-  if (level === 'management' && !management) throw new GatewayError('forbidden', `This endpoint needs the owner or admin role; yours is ${role}`);
-  if (role === 'viewer' && !isSafeMethod(request.method)) throw new GatewayError('forbidden', 'A viewer reads only');
+  const allowed = rolesAllowed(request.method, request.routeOptions.url ?? '', level);
+  if (!allowed.includes(role)) {
+    throw new GatewayError('forbidden', `This needs the ${allowed.join(' or ')} role in this account; yours is ${role}`, { metadata: { role } });
+  }
   return {
     keyId: `session:${session.id}`,
     accountId,

@@ -30,6 +30,7 @@ export interface Database {
   users: UsersTable;
   user_identities: UserIdentitiesTable;
   memberships: MembershipsTable;
+  member_invites: MemberInvitesTable;
   sessions: SessionsTable;
   email_sign_in_tokens: EmailSignInTokensTable;
   email_sign_in_senders: EmailSignInSendersTable;
@@ -61,6 +62,22 @@ export interface UserIdentitiesTable {
 }
 
 /** A user's role in an account: owner, admin, member or viewer. */
+/** An invite link (contract §8); only the token's SHA-256 is stored. */
+export interface MemberInvitesTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  email: string | null;
+  role: string;
+  /** The audit actor's id who made it: a user id or a key id. */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  used_by_user_id: string | null;
+  revoked_at: string | null;
+}
+
 export interface MembershipsTable {
   user_id: string;
   account_id: string;
@@ -148,6 +165,8 @@ export interface ApiKeysTable {
   period_start: string | null;
   /** Charged since `period_start`; without a reset, the same as `usage` (migration 2026-12-07-1940). */
   period_usage: ColumnType<bigint, bigint | undefined, bigint>;
+  /** The signed-in user who made the key; null for a management key's, the admin API's or the CLI's. */
+  created_by_user_id: string | null;
 }
 
 export interface LedgerEntriesTable {

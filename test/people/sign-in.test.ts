@@ -124,7 +124,7 @@ for (const database of testDatabases()) {
       expect((await h.call('GET', '/v1/keys', { cookie, headers: account })).status).toBe(200);
     });
 
-    it('acts within the role: a member and a viewer are refused on management endpoints, a viewer only reads', async () => {
+    it('acts within the role: a viewer only reads, a member manages its own keys and no account setting (contract §8)', async () => {
       const owner = await h.signInByMail('owner@example.com');
       const accountId = owner.data.accounts[0].id as string;
       const member = await h.signInByMail('member@example.com');
@@ -134,17 +134,20 @@ for (const database of testDatabases()) {
       await insertMembership(h.test.context.store.db, { userId: viewer.data.user.id, accountId, role: 'viewer', createdAt: now });
       const as = (who: { cookie: string; csrf: string }) => ({ cookie: who.cookie, headers: { 'x-switchyard-account': accountId, 'x-csrf-token': who.csrf } });
 
+      const create = await h.call('POST', '/v1/keys', { ...as(viewer), body: { name: 'mine' } });
+      expect(create.status).toBe(403);
+      expect(create.body.error.code).toBe('forbidden');
+      expect((await h.call('GET', '/v1/keys', as(viewer))).status).toBe(403);
+      expect((await h.call('POST', '/v1/keys', { ...as(member), body: { name: 'mine' } })).status).toBe(201);
+      expect((await h.call('GET', '/v1/credits/transactions', as(member))).status).toBe(403);
       for (const who of [member, viewer]) {
-        const create = await h.call('POST', '/v1/keys', { ...as(who), body: { name: 'mine' } });
-        expect(create.status).toBe(403);
-        expect(create.body.error.code).toBe('forbidden');
-        expect((await h.call('GET', '/v1/keys', as(who))).status).toBe(403);
         expect((await h.call('GET', '/v1/usage', as(who))).status).toBe(200);
         expect((await h.call('GET', '/v1/credits', as(who))).status).toBe(200);
       }
       const change = { model: 'acme/chat-small', provider: 'sim' };
       expect((await h.call('PATCH', '/v1/providers', { ...as(viewer), body: change })).status).toBe(403);
-      expect((await h.call('PATCH', '/v1/providers', { ...as(member), body: change })).status).toBe(200);
+      expect((await h.call('PATCH', '/v1/providers', { ...as(member), body: change })).status).toBe(403);
+      expect((await h.call('PATCH', '/v1/providers', { ...as(owner), body: change })).status).toBe(200);
       expect((await h.call('POST', '/v1/keys', { ...as(owner), body: { name: 'owner key' } })).status).toBe(201);
     });
 

@@ -49,7 +49,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, context: AppCont
     const now = context.clock.now().toISOString();
     const link = await consumeEmailToken(context.store.db, hashSecret(request.query.token), now);
     if (!link) return sendRefusalPage(reply, 400, 'This sign-in link does not work', 'It has been used already or is more than 15 minutes old. Ask for a new one.');
-    const admission = await admitIdentity(context, { method: 'email', email: link.email }, request.ip);
+    const admission = await admitIdentity(context, { method: 'email', email: link.email }, { returnTo: link.returnTo, ip: request.ip });
     if (admission.status === 'refused') return sendRefusalPage(reply, 403, 'You cannot sign up here', admission.message);
     await finishSignIn(context, request, reply, admission.user, 'email');
     return reply.redirect(safeReturnTo(link.returnTo), 303);

@@ -84,7 +84,7 @@ export function registerOidcSignInRoutes(app: FastifyInstance, context: AppConte
       // Only a verified address identifies a person (contract §7); an unverified one is ignored.
       const email = identity.emailVerified && identity.email !== null ? identity.email.trim().toLowerCase() : null;
       const name = identity.name ?? (email === null ? provider.name : email.slice(0, email.indexOf('@')));
-      const admission = await admitIdentity(context, { method: 'oidc', issuer: identity.issuer, subject: identity.subject, email, name }, request.ip);
+      const admission = await admitIdentity(context, { method: 'oidc', issuer: identity.issuer, subject: identity.subject, email, name }, { returnTo: pending.returnTo, ip: request.ip });
       if (admission.status === 'refused') return sendRefusalPage(reply, 403, 'You cannot sign up here', admission.message);
       await finishSignIn(context, request, reply, admission.user, 'oidc');
       return reply.redirect(pending.returnTo, 303);

@@ -1,14 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
+import type { Principal } from '../../auth/principal.js';
 import { createApiKey } from '../../accounts/create-api-key.js';
 import { actorOf, recordAudit } from '../../audit/record-audit.js';
-import { notFound } from '../../errors/gateway-error.js';
+import { GatewayError, notFound } from '../../errors/gateway-error.js';
 import { findActiveKey, listActiveKeys, revokeKey, updateKeyLimits } from '../../store/repositories/api-keys.js';
 import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 import { decodeLimits } from './decode-limits.js';
 import { setKeyLimitReset } from '../../billing/db/key-periods.js';
 import { periodStart } from '../../billing/limit-periods.js';
+import { keyCreatorFilter } from './key-creator-filter.js';
 import { forgetKeyAuthority } from './forget-key-authority.js';
 import { encodeKey, encodeKeys } from './encode-key.js';
 import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitFieldsInput } from './key-schemas.js';
@@ -16,15 +18,33 @@ import { CreateKeyBody, UpdateKeyLimitBody, type CreateKeyInput, type LimitField
 const KeyParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /**
- * Key management (docs/api-decisions.md §5): management keys only, always scoped to the caller's
- * account; and `GET /key`, any key's view of itself.
+ * Key management (docs/api-decisions.md §5): management keys and owner, admin and member
+ * sessions (`people/role-policy.ts`), always scoped to the caller's account, and for a `member`
+ * to the keys it made (`key-creator-filter.ts`); and `GET /key`, any key's view of itself.
  */
 export function registerKeyRoutes(app: FastifyInstance, context: AppContext): void {
   const config = { auth: 'management' as const };
   const { db } = context.store;
 
+  /**
+   * A member's session sees only the keys it made: another's key is 404, as if missing. A
+   * management key is the owner's credential: an admin's or member's session may not change it.
+   */
+  const requireManageableKey = async (principal: Principal, keyId: string): Promise<void> => {
+    if (!principal.session) return;
+    const key = await findActiveKey(db, principal.accountId, keyId);
+    const creator = keyCreatorFilter(principal);
+    if (!key || (creator !== undefined && key.createdByUserId !== creator)) throw notFound(`Key '${keyId}'`);
+    if (key.management && principal.session.role !== 'owner') throw new GatewayError('forbidden', `Only an owner changes a management key; yours is ${principal.session.role}`);
+  };
+
   app.post<{ Body: CreateKeyInput }>('/v1/keys', { schema: { body: CreateKeyBody }, config }, async (request, reply) => {
     const principal = request.principal!;
+    // A management key has the owner's power over billing and members: only an owner (or a
+    // management key) makes one, so that an admin or member cannot raise itself above its role.
+    if (request.body.management === true && principal.session && principal.session.role !== 'owner') {
+      throw new GatewayError('forbidden', `Only an owner makes management keys; yours is ${principal.session.role}`);
+    }
     const limits = decodeLimits(context.catalog, request.body);
     const { record, secret } = await db.transaction().execute(async (trx) => {
       const created = await createApiKey(trx, context, {
@@ -36,6 +56,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
         modelMaxPrices: limits.modelMaxPrices,
         requestsPerMinute: limits.requestsPerMinute,
         limitReset: request.body.limit_reset,
+        createdByUserId: principal.session?.userId ?? null,
       });
       // The settings as sent (never the secret): what the key was made with.
       const details = { ...request.body, name: created.record.name, management: created.record.management };
@@ -47,7 +68,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
 
   app.get<{ Querystring: PageQuery }>('/v1/keys', { schema: { querystring: PageQuery }, config }, async (request) => {
     const limit = request.query.limit ?? defaultPageSize;
-    const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor });
+    const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor, createdBy: keyCreatorFilter(request.principal!) });
     const page = toPage(keys, limit, (key) => key.id);
     return { data: await encodeKeys(db, request.principal!.accountId, page.data, context.clock.now()), next_cursor: page.next_cursor };
   });
@@ -65,6 +86,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
     { schema: { params: KeyParams, body: UpdateKeyLimitBody }, config },
     async (request) => {
       const { accountId } = request.principal!;
+      await requireManageableKey(request.principal!, request.params.key_id);
       const changes = decodeLimits(context.catalog, request.body);
       await db.transaction().execute(async (trx) => {
         if (!(await updateKeyLimits(trx, accountId, request.params.key_id, changes))) throw notFound(`Key '${request.params.key_id}'`);
@@ -86,6 +108,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
   );
 
   app.delete<{ Params: { key_id: string } }>('/v1/keys/:key_id', { schema: { params: KeyParams }, config }, async (request) => {
+    await requireManageableKey(request.principal!, request.params.key_id);
     const principal = request.principal!;
     const at = context.clock.now().toISOString();
     await db.transaction().execute(async (trx) => {

@@ -67,6 +67,8 @@ export function registerWebRoutes(app: FastifyInstance, context: AppContext, ass
   app.get('/', { config: { auth: 'none' } }, servePage);
   // `/app/` too: the router folds the trailing slash, and `/app/*` alone would leave `/app/` a 405.
   app.get('/app', { config: { auth: 'none' } }, servePage);
+  // An invite link (contract §8) opens the page, which reads the invite from /auth/invites/{token}.
+  app.get('/invites/:token', { config: { auth: 'none' } }, servePage);
 
   app.get('/app/*', { config: { auth: 'none' } }, async (request, reply) => {
     const path = request.url.split('?')[0];

@@ -26,6 +26,7 @@ import * as people from './2026-12-07-1910-people.js';
 import * as redemptionCodes from './2026-12-07-1930-redemption-codes.js';
 import * as keyLimitReset from './2026-12-07-1940-key-limit-reset.js';
 import * as auditLog from './2026-12-07-1950-audit-log.js';
+import * as members from './2026-12-07-2000-members.js';
 import * as alerts from './2026-12-07-2010-alerts.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1930-redemption-codes': redemptionCodes,
   '2026-12-07-1940-key-limit-reset': keyLimitReset,
   '2026-12-07-1950-audit-log': auditLog,
+  '2026-12-07-2000-members': members,
   '2026-12-07-2010-alerts': alerts,
 };
 

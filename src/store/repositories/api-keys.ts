@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   periodStart: string | null;
   /** What the limit counts: charged since `periodStart`, or the lifetime usage without a reset. */
   periodUsage: bigint;
+  /** The signed-in user who made the key, or null (a management key's, the admin API's, the CLI's). */
+  createdByUserId: string | null;
 }
 
 export interface NewApiKey {
@@ -45,6 +47,7 @@ export interface NewApiKey {
   limitReset?: string | null;
   /** The current period's start when `limitReset` is set. */
   periodStart?: string | null;
+  createdByUserId?: string | null;
 }
 
 export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promise<void> {
@@ -68,6 +71,7 @@ export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promis
       requests_per_minute: key.requestsPerMinute,
       limit_reset: key.limitReset ?? null,
       period_start: key.periodStart ?? null,
+      created_by_user_id: key.createdByUserId ?? null,
     })
     .execute();
 }
@@ -90,9 +94,10 @@ export async function findActiveKey(db: Kysely<Database>, accountId: string, key
   return row ? toApiKeyRecord(row) : undefined;
 }
 
-/** Active keys of the account, newest first, after `cursor` (a key id). */
-export async function listActiveKeys(db: Kysely<Database>, accountId: string, options: { limit: number; cursor?: string }): Promise<ApiKeyRecord[]> {
+/** Active keys of the account, newest first, after `cursor` (a key id); `createdBy`: only the keys that user made. */
+export async function listActiveKeys(db: Kysely<Database>, accountId: string, options: { limit: number; cursor?: string; createdBy?: string }): Promise<ApiKeyRecord[]> {
   let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null);
+  if (options.createdBy !== undefined) query = query.where('created_by_user_id', '=', options.createdBy);
   if (options.cursor) query = query.where('id', '<', options.cursor);
   const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
   return rows.map(toApiKeyRecord);
@@ -164,6 +169,7 @@ function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     limitReset: row.limit_reset,
     periodStart: row.period_start,
     periodUsage: toBigInt(row.period_usage),
+    createdByUserId: row.created_by_user_id,
   };
 }
 
@@ -183,4 +189,30 @@ export async function keyNamesOf(db: Kysely<Database>, accountId: string, keyIds
   if (keyIds.length === 0) return new Map();
   const rows = await db.selectFrom('api_keys').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', [...keyIds]).execute();
   return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/** Revokes every active key the user made in the account (a member removed); answers their ids, for the caches. */
+export async function revokeKeysCreatedBy(db: Kysely<Database>, accountId: string, userId: string, revokedAt: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: revokedAt })
+    .where('account_id', '=', accountId)
+    .where('created_by_user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** What each member's keys have spent in the account, revoked keys included, by the user who made them. */
+export async function usageByCreator(db: Kysely<Database>, accountId: string, userIds: readonly string[]): Promise<Map<string, bigint>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['created_by_user_id', (eb) => eb.fn.sum<string | number | bigint>('usage').as('usage')])
+    .where('account_id', '=', accountId)
+    .where('created_by_user_id', 'in', [...userIds])
+    .groupBy('created_by_user_id')
+    .execute();
+  return new Map(rows.map((row) => [row.created_by_user_id ?? '', toBigInt(row.usage)]));
 }

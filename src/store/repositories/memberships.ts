@@ -56,3 +56,45 @@ export async function upsertMembership(db: Kysely<Database>, membership: { userI
     .onConflict((conflict) => conflict.columns(['user_id', 'account_id']).doUpdateSet({ role: membership.role }))
     .execute();
 }
+
+/** A member of an account as `GET /v1/members` lists it. */
+export interface AccountMemberRecord {
+  userId: string;
+  name: string;
+  email: string | null;
+  role: string;
+  joinedAt: string;
+}
+
+/** The account's members by user id, after `cursor` (a user id); `only`: that one member. */
+export async function listAccountMembers(db: Kysely<Database>, accountId: string, options: { limit: number; cursor?: string; only?: string }): Promise<AccountMemberRecord[]> {
+  let query = db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['memberships.user_id', 'users.name', 'users.email', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.account_id', '=', accountId);
+  if (options.cursor) query = query.where('memberships.user_id', '>', options.cursor);
+  if (options.only !== undefined) query = query.where('memberships.user_id', '=', options.only);
+  const rows = await query.orderBy('memberships.user_id').limit(options.limit).execute();
+  return rows.map((row) => ({ userId: row.user_id, name: row.name, email: row.email, role: row.role, joinedAt: row.created_at }));
+}
+
+export async function setMembershipRole(db: Kysely<Database>, userId: string, accountId: string, role: string): Promise<void> {
+  await db.updateTable('memberships').set({ role }).where('user_id', '=', userId).where('account_id', '=', accountId).execute();
+}
+
+export async function deleteMembership(db: Kysely<Database>, userId: string, accountId: string): Promise<void> {
+  await db.deleteFrom('memberships').where('user_id', '=', userId).where('account_id', '=', accountId).execute();
+}
+
+/**
+ * The account's owners, read so that the answer stays true until the transaction ends: on
+ * PostgreSQL the owners' rows are locked (`for update`; a concurrent demotion waits, then sees the
+ * row it changed no longer an owner), on SQLite the one connection runs one transaction at a time.
+ * So two owners demoting or removing each other at once cannot both see "another owner is left".
+ */
+export async function lockOwners(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', accountId: string): Promise<string[]> {
+  const query = db.selectFrom('memberships').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').orderBy('user_id');
+  const rows = await (dialect === 'postgres' ? query.forUpdate() : query).execute();
+  return rows.map((row) => row.user_id);
+}
