@@ -19,6 +19,12 @@ export const auditActions = {
   'money.grant': "the operator's credit, or an account's opening credit (target: the ledger entry)",
   'money.signup_bonus': 'the sign-up bonus was credited (target: the ledger entry)',
   'money.auto_top_up_settings': 'auto top-up was turned on or off or its threshold or amount changed',
+  'member.invite': 'a member was invited (target: the invite)',
+  'member.invite_revoke': 'a pending invite was revoked (target: the invite)',
+  'member.join': 'a person joined the account, by an invite or by the operator (target: the user)',
+  'member.role': "a member's role was changed (target: the user)",
+  'member.remove': 'a member was removed or left (target: the user; their keys revoked with it)',
+  'alerts.update': 'the alert settings were changed (details: never the webhook secret)',
   'provider.default': "the account's default provider for a model was set or cleared (target: the model)",
 } as const;
 

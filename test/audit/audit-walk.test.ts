@@ -39,6 +39,7 @@ const walked = new Set<string>();
  * until every listed action has been walked.
  */
 const slotActions: string[] = [];
+// (Members and alerts, once merged, joined `auditActions` and are walked in the describe below.)
 
 /** Every secret a walk handled: none may appear in any entry. */
 const secrets = new Set<string>();
@@ -315,7 +316,46 @@ describe.each(testDatabases())('sessions, the sign-up bonus, and a signed-in use
   });
 });
 
-// SLOT: the members' and alerts' walks (see `slotActions` above) go here, as a describe of their own.
+// The members' and alerts' actions (issue 49, scopes 2 and 3), walked through the real API.
+describe.each(testDatabases())('members, invites and alert settings on $name', (database) => {
+  let h: PeopleHarness;
+  beforeAll(async () => {
+    h = await startPeopleHarness(database.url, '{mode: open}');
+  });
+  afterAll(async () => h?.close());
+
+  it('an invite, its acceptance, a role change, a revoked invite, a removal and a change of alerts each write one entry', async () => {
+    const owner = await h.signInByMail('owner@example.com');
+    const bob = await h.signInByMail('bob@example.com');
+    secrets.add(owner.cookie).add(owner.csrf).add(bob.cookie).add(bob.csrf);
+    const accountId = owner.data.accounts[0].id as string;
+    const ownerActor = { type: 'user', id: owner.data.user.id } as const;
+    const bobActor = { type: 'user', id: bob.data.user.id } as const;
+    const asOwner = { cookie: owner.cookie, headers: { 'x-switchyard-account': accountId, 'x-csrf-token': owner.csrf } };
+
+    const invite = await h.call('POST', '/v1/members/invites', { ...asOwner, body: { email: 'bob@example.com', role: 'viewer' } });
+    expect(invite.status).toBe(201);
+    const token = new URL(invite.body.data.url).pathname.split('/').pop()!;
+    secrets.add(token);
+    expect((await h.call('POST', `/invites/${token}/accept`, { cookie: bob.cookie, headers: { 'x-csrf-token': bob.csrf } })).status).toBe(200);
+    expect((await h.call('PATCH', `/v1/members/${bob.data.user.id}`, { ...asOwner, body: { role: 'member' } })).status).toBe(200);
+    const second = await h.call('POST', '/v1/members/invites', { ...asOwner, body: { role: 'viewer' } });
+    secrets.add(new URL(second.body.data.url).pathname.split('/').pop()!);
+    expect((await h.call('DELETE', `/v1/members/invites/${second.body.data.id}`, asOwner)).status).toBeLessThan(300);
+    expect((await h.call('DELETE', `/v1/members/${bob.data.user.id}`, asOwner)).status).toBeLessThan(300);
+    const alerts = await h.call('PUT', '/v1/alerts', { ...asOwner, body: { low_balance: { threshold: 1 }, key_limit_percents: [80, 100], channels: { email: true, telegram: false, webhook: null } } });
+    expect(alerts.status).toBe(200);
+
+    const entries = await auditOf(h.base, h.test.adminToken, accountId);
+    expectOne(entries, 'member.invite', invite.body.data.id, { actor: ownerActor, ip: '127.0.0.1' });
+    expectOne(entries, 'member.invite_revoke', second.body.data.id, { actor: ownerActor, ip: '127.0.0.1' });
+    expectOne(entries, 'member.join', bob.data.user.id, { actor: bobActor, ip: '127.0.0.1' });
+    expectOne(entries, 'member.role', bob.data.user.id, { actor: ownerActor, ip: '127.0.0.1' });
+    expectOne(entries, 'member.remove', bob.data.user.id, { actor: ownerActor, ip: '127.0.0.1' });
+    expectOne(entries, 'alerts.update', null, { actor: ownerActor, ip: '127.0.0.1' });
+    expectNoSecrets(entries);
+  });
+});
 
 describe('the vocabulary', () => {
   it('every action of docs/api.md\'s list was walked above', () => {
