@@ -8,6 +8,7 @@ import { encodeKey } from '../api/keys/encode-key.js';
 import { encodeAccount } from '../api/shared/encode-account.js';
 import { encodeMovement } from '../api/shared/encode-movements.js';
 import { listMovements } from '../billing/db/list-movements.js';
+import { listAudit } from '../audit/list-audit.js';
 import { systemClock } from '../core/clock.js';
 import { createId } from '../core/ids.js';
 import { nanoToUsd, usdToNano } from '../core/money.js';
@@ -87,6 +88,24 @@ export function registerAdminCommands(program: Command): Command {
         const account = await findAccount(store.db, accountId);
         if (!account) throw notFound(`Account '${accountId}'`);
         return { data: encodeAccount(account) };
+      }),
+    );
+
+  admin
+    .command('audit <account-id>')
+    .description("print an account's audit log, newest first: the changes of keys, limits, members, alerts, sessions and money")
+    .option('--action <action>', 'one action (key.create) or a family (key)')
+    .option('--limit <n>', 'how many (1-500)', '50')
+    .option('--cursor <id>', 'the next_cursor of the previous page')
+    .action((accountId: string, options: { action?: string; limit: string; cursor?: string }) =>
+      withStore(async (store) => {
+        if (!(await findAccount(store.db, accountId))) throw notFound(`Account '${accountId}'`);
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error(`--limit: expected an integer from 1 to 500, got "${options.limit}"`);
+        if (options.action !== undefined && !/^[a-z_]+(\.[a-z_]+)?$/.test(options.action)) throw new Error(`--action: expected an action such as key.create or a family such as key, got "${options.action}"`);
+        const rows = await listAudit(store.db, accountId, { limit: limit + 1, cursor: options.cursor }, { action: options.action });
+        const page = rows.slice(0, limit);
+        return { data: page, next_cursor: rows.length > limit ? page[page.length - 1].id : null };
       }),
     );
 

@@ -73,6 +73,14 @@ describe("the operator reads an account's transactions", () => {
     expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
+  it('switchyard admin audit prints what GET /admin/accounts/{id}/audit answers, filtered alike', async () => {
+    const api = (await call('GET', `/admin/accounts/${accountId}/audit`, test.adminToken)).json() as { data: Array<{ action: string }> };
+    expect(api.data.map((entry) => entry.action)).toEqual(expect.arrayContaining(['money.grant', 'money.redemption', 'key.create']));
+    expect(await runAdminCommand(['audit', accountId], databaseUrl)).toEqual(api);
+    const money = (await call('GET', `/admin/accounts/${accountId}/audit?action=money`, test.adminToken)).json();
+    expect(await runAdminCommand(['audit', accountId, '--action', 'money'], databaseUrl)).toEqual(money);
+  });
+
   it('switchyard admin transactions prints the same list', async () => {
     const api = (await call('GET', `/admin/accounts/${accountId}/transactions`, test.adminToken)).json();
     expect(await runAdminCommand(['transactions', accountId], databaseUrl)).toEqual(api);
