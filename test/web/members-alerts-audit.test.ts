@@ -130,7 +130,7 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     const bobCard = memberCard(page, 'Bob Babbage');
     await expect.poll(() => bobCard.getByTestId('member-role').textContent()).toBe('Member');
     await expect.poll(() => page.getByText('No pending invites.').count()).toBe(1);
-    await bobCard.getByLabel('Role').selectOption('admin');
+    await bobCard.getByRole('combobox', { name: 'Role' }).selectOption('admin');
     await bobCard.getByRole('button', { name: 'Change role' }).click();
     await expect.poll(() => bobCard.getByTestId('member-role').textContent()).toBe('Admin');
     const members = (await (await page.context().request.get(`${publicUrl}/v1/members`, { headers: { 'x-switchyard-account': await accountId(page) } })).json()) as Json;
@@ -230,16 +230,16 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     const table = page.getByRole('table', { name: 'Audit log of the account' });
     const actions = () => table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { action: string } }).dataset.action));
     await expect.poll(actions).toEqual(expect.arrayContaining(['alerts.update', 'key.limit', 'key.create', 'member.role', 'member.join', 'member.invite', 'session.sign_in']));
-    await page.getByLabel('Action', { exact: true }).selectOption('member');
+    await page.getByRole('combobox', { name: 'Action' }).selectOption('member');
     await expect.poll(actions).toEqual(['member.invite_revoke', 'member.invite', 'member.role', 'member.join', 'member.invite']);
-    await page.getByLabel('Actor', { exact: true }).selectOption('user');
+    await page.getByRole('combobox', { name: 'Actor' }).selectOption('user');
     await expect.poll(actions).toEqual(['member.invite_revoke', 'member.invite', 'member.role', 'member.join', 'member.invite']);
-    await page.getByLabel('Action', { exact: true }).selectOption('');
-    await page.getByLabel('Actor', { exact: true }).selectOption('key');
+    await page.getByRole('combobox', { name: 'Action' }).selectOption('');
+    await page.getByRole('combobox', { name: 'Actor' }).selectOption('key');
     // The key made a request, which changes nothing: no entry by a key.
     await expect.poll(() => page.getByText('No entries by a key.').count()).toBe(1);
-    await page.getByLabel('Actor', { exact: true }).selectOption('user');
-    await page.getByLabel('Action', { exact: true }).selectOption('key');
+    await page.getByRole('combobox', { name: 'Actor' }).selectOption('user');
+    await page.getByRole('combobox', { name: 'Action' }).selectOption('key');
     await expect.poll(actions).toEqual(['key.limit', 'key.create']);
     expect(await pageWidth(page)).toBeLessThanOrEqual(phone.width);
     await saveScreenshot(page, 'audit-log');
