@@ -133,6 +133,12 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     await bobCard.getByRole('combobox', { name: 'Role' }).selectOption('admin');
     await bobCard.getByRole('button', { name: 'Change role' }).click();
     await expect.poll(() => bobCard.getByTestId('member-role').textContent()).toBe('Admin');
+    // Bob's limit is read from the row and offered for a change; the last owner has no role form and no way out.
+    expect(await bobCard.locator('.member-limit').textContent()).toBe('no limit');
+    expect(await bobCard.getByRole('form', { name: 'Limit of Bob Babbage' }).getByLabel(/^Member limit/).count()).toBe(1);
+    const adaCard = memberCard(page, 'Ada Lovelace');
+    expect(await adaCard.getByRole('form', { name: 'Role of Ada Lovelace' }).count()).toBe(0);
+    expect(await adaCard.getByRole('button', { name: 'Leave this account' }).count()).toBe(0);
     const members = (await (await page.context().request.get(`${publicUrl}/v1/members`, { headers: { 'x-switchyard-account': await accountId(page) } })).json()) as Json;
     expect(members.data.map((member: Json) => [member.name, member.role])).toEqual(expect.arrayContaining([['Bob Babbage', 'admin'], ['Ada Lovelace', 'owner']]));
 

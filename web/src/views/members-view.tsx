@@ -5,6 +5,7 @@ import { formatTime, formatUsd } from '../format.js';
 import { managesMembers, roleNames, type Role } from '../roles.js';
 import { useApi } from '../use-api.js';
 import { InviteForm } from './invite-form.js';
+import { MemberLimitForm } from './member-limit-form.js';
 import { PendingInvites } from './pending-invites.js';
 
 export interface MemberRow {
@@ -29,6 +30,7 @@ export function MembersView({ token, role, userId }: { token: Credential; role: 
   const members = useApi(() => callApi<{ data: MemberRow[]; next_cursor: string | null }>(token, 'GET', '/v1/members?limit=500'), [token]);
   const [invites, setInvites] = useState(0);
   const manages = managesMembers(role);
+  const owners = members.data?.data.filter((member) => member.role === 'owner').length ?? 0;
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
@@ -39,7 +41,16 @@ export function MembersView({ token, role, userId }: { token: Credential; role: 
       {members.data && members.data.data.length > 0 && (
         <ul class="key-list" aria-label="Members">
           {members.data.data.map((member) => (
-            <MemberCard key={member.user_id} token={token} member={member} viewerRole={role} self={member.user_id === userId} onChanged={members.reload} />
+            <MemberCard
+              key={member.user_id}
+              token={token}
+              member={member}
+              viewerRole={role}
+              self={member.user_id === userId}
+              // The last owner is never demoted or removed (the server refuses it): no button for it.
+              lastOwner={member.role === 'owner' && owners === 1}
+              onChanged={members.reload}
+            />
           ))}
         </ul>
       )}
@@ -53,13 +64,14 @@ function limitText(member: MemberRow): string {
   return `${formatUsd(member.limit)}${member.limit_reset ? ` ${member.limit_reset}` : ''}`;
 }
 
-function MemberCard({ token, member, viewerRole, self, onChanged }: { token: Credential; member: MemberRow; viewerRole: Role; self: boolean; onChanged: () => void }) {
+function MemberCard({ token, member, viewerRole, self, lastOwner, onChanged }: { token: Credential; member: MemberRow; viewerRole: Role; self: boolean; lastOwner: boolean; onChanged: () => void }) {
   const [role, setRole] = useState<Role>(member.role);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const label = member.name ?? member.email ?? member.user_id;
   // An admin changes and removes no owner, and makes none (docs/sign-in.md); anyone may leave.
   const mayChange = managesMembers(viewerRole) && (viewerRole === 'owner' || member.role !== 'owner');
+  const roleEditable = mayChange && !lastOwner;
   const choices = viewerRole === 'owner' ? roles : roles.filter((choice) => choice !== 'owner');
   const act = async (method: 'PATCH' | 'DELETE', body?: unknown) => {
     setError(null);
@@ -89,7 +101,7 @@ function MemberCard({ token, member, viewerRole, self, onChanged }: { token: Cre
         <dt>Limit</dt>
         <dd class="member-limit">{limitText(member)}</dd>
       </dl>
-      {mayChange && (
+      {roleEditable && (
         <form
           class="filters"
           aria-label={`Role of ${label}`}
@@ -113,7 +125,9 @@ function MemberCard({ token, member, viewerRole, self, onChanged }: { token: Cre
           </button>
         </form>
       )}
-      {(mayChange || self) && (
+      {/* Member limits come with the members API's PATCH: offered when the rows carry them. */}
+      {mayChange && 'limit' in member && <MemberLimitForm token={token} member={member} label={label} onSaved={onChanged} />}
+      {(mayChange || self) && !lastOwner && (
         <div class="actions">
           {confirming ? (
             <>
