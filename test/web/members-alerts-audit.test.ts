@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatUsd } from '../../web/src/format.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../alerts/start-webhook-receiver.js';
 import { freePort } from '../helpers/own-services.js';
+import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe/fake-stripe.js';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.js';
 import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { browserAvailable, buildPage, launchChromium, saveScreenshot, type PageProblems } from './browser.js';
@@ -25,10 +26,12 @@ describe.runIf(browserAvailable())('members, limits, alerts and the audit log in
   let gateway: SimulatedGateway;
   let oidc: TestOidcProvider;
   let receiver: WebhookReceiver;
+  let stripe: FakeStripe;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
   let owner: { page: Page; problems: PageProblems };
   let inviteUrl: string;
+  let bob: { page: Page; problems: PageProblems };
 
   const signInWithIdp = async (page: Page, login: string) => {
     oidc.setAutoLogin({ login });
@@ -49,11 +52,15 @@ describe.runIf(browserAvailable())('members, limits, alerts and the audit log in
       ],
     });
     receiver = await startWebhookReceiver(webhookSecret);
+    // Card payments on, so that Billing has its auto top-up form (an owner's, read-only for an admin).
+    stripe = await startFakeStripe();
     gateway = await startSimulatedGateway({
       port,
       // The receiver is on loopback: the operator's allow_private_urls lets alerts reach it.
       catalogYaml: (simulatorUrl) => `${simulatedCatalogYaml(simulatorUrl)}signup: {mode: open, bonus_credits: 5, allowed_email_domains: []}
 alerts: {allow_private_urls: true, check_ms: 3600000}
+payments:
+  stripe: {secret_key: ${stripe.secretKey}, webhook_secret: ${stripe.webhookSecret}, api_base: "${stripe.url}"}
 `,
       configure: (config) => {
         config.server.publicUrl = publicUrl;
@@ -75,6 +82,7 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     await browser?.close();
     await gateway?.close();
     await receiver?.close();
+    await stripe?.close();
     await oidc?.close();
   });
 
@@ -96,7 +104,7 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     // Sign-up by invite only: Bob is a stranger, admitted only on his way back to the invite.
     gateway.test.context.config.signup!.mode = 'invite';
     try {
-      const bob = await openPhonePage(browser, inviteUrl, contexts);
+      bob = await openPhonePage(browser, inviteUrl, contexts);
       await expect.poll(() => bob.page.getByTestId('invite-summary').textContent()).toMatch(/You are invited to .+ as Member\./);
       expect(await bob.page.locator('.invite-summary').textContent()).toContain('For bob@example.com only');
       expect(await bob.page.getByLabel('API key or admin token').count()).toBe(0);
@@ -116,6 +124,14 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
       // A member manages its own keys and reads the members; no billing, alerts or audit log.
       const tabs = await bob.page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents();
       expect(tabs).toEqual(['Usage', 'Requests', 'Keys', 'Members', 'Models', 'Sessions']);
+      // Its own key, never a management key (the owner's credential).
+      await nav(bob.page, 'Keys');
+      await bob.page.getByLabel('Key name').fill('bobs-key');
+      expect(await bob.page.getByLabel('Management key').count()).toBe(0);
+      await bob.page.getByRole('button', { name: 'Create key' }).click();
+      await bob.page.getByTestId('new-key-secret').waitFor();
+      await bob.page.getByRole('button', { name: 'I have saved it' }).click();
+      await expect.poll(() => bob.page.getByRole('listitem', { name: 'Key bobs-key' }).count()).toBe(1);
       // The link worked once.
       await bob.page.goto(inviteUrl);
       await expect.poll(() => bob.page.getByRole('alert').textContent()).toContain('used already');
@@ -139,6 +155,15 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     const adaCard = memberCard(page, 'Ada Lovelace');
     expect(await adaCard.getByRole('form', { name: 'Role of Ada Lovelace' }).count()).toBe(0);
     expect(await adaCard.getByRole('button', { name: 'Leave this account' }).count()).toBe(0);
+    // Bob, now an admin, sees billing; auto top-up (the owner's card, off-session) only read-only.
+    await bob.page.goto(`${publicUrl}/`);
+    await nav(bob.page, 'Billing');
+    const autoTopUp = bob.page.getByRole('form', { name: 'Auto top-up' });
+    await expect.poll(() => autoTopUp.getByTestId('auto-top-up-state').textContent()).toContain('Off.');
+    expect(await autoTopUp.getByTestId('auto-top-up-owner-only').count()).toBe(1);
+    expect(await autoTopUp.getByRole('button', { name: 'Save auto top-up' }).count()).toBe(0);
+    expect(await bob.page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['Alerts', 'Audit log']));
+    await saveScreenshot(bob.page, 'admin-billing');
     const members = (await (await page.context().request.get(`${publicUrl}/v1/members`, { headers: { 'x-switchyard-account': await accountId(page) } })).json()) as Json;
     expect(members.data.map((member: Json) => [member.name, member.role])).toEqual(expect.arrayContaining([['Bob Babbage', 'admin'], ['Ada Lovelace', 'owner']]));
 
@@ -246,7 +271,8 @@ alerts: {allow_private_urls: true, check_ms: 3600000}
     await expect.poll(() => page.getByText('No entries by a key.').count()).toBe(1);
     await page.getByRole('combobox', { name: 'Actor' }).selectOption('user');
     await page.getByRole('combobox', { name: 'Action' }).selectOption('key');
-    await expect.poll(actions).toEqual(['key.limit', 'key.create']);
+    // Ada's daily key (made, then limited) after Bob's own key.
+    await expect.poll(actions).toEqual(['key.limit', 'key.create', 'key.create']);
     expect(await pageWidth(page)).toBeLessThanOrEqual(phone.width);
     await saveScreenshot(page, 'audit-log');
     expect(problems.pageErrors).toEqual([]);
