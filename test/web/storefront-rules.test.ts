@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tabsFor } from '../../web/src/role-tabs.js';
+import { setsAutoTopUp } from '../../web/src/roles.js';
 import { parseCents } from '../../web/src/views/top-up-amount.js';
 
 describe("the storefront page's rules", () => {
@@ -12,12 +13,17 @@ describe("the storefront page's rules", () => {
     for (const bad of ['', '1.234', '-5', '1e3', '5,00', 'ten', '.5', '12345678']) expect(parseCents(bad)).toBeNull();
   });
 
-  it('offers billing and keys to owners and admins only', () => {
+  it('offers billing, alerts and the audit log to owners and admins, keys to members too, and the members list to everyone', () => {
     const ids = (role: Parameters<typeof tabsFor>[0]) => tabsFor(role).map((tab) => tab.id);
-    expect(ids('owner')).toEqual(['billing', 'usage', 'requests', 'keys', 'providers', 'models', 'messenger', 'sessions']);
-    expect(ids('admin')).toContain('billing');
-    expect(ids('member')).toEqual(['usage', 'requests', 'models', 'sessions']);
-    expect(ids('viewer')).toEqual(['usage', 'requests', 'models', 'sessions']);
+    expect(ids('owner')).toEqual(['billing', 'usage', 'requests', 'keys', 'members', 'alerts', 'audit', 'providers', 'models', 'messenger', 'sessions']);
+    expect(ids('admin')).toEqual(ids('owner'));
+    expect(ids('member')).toEqual(['usage', 'requests', 'keys', 'members', 'models', 'sessions']);
+    expect(ids('viewer')).toEqual(['usage', 'requests', 'members', 'models', 'sessions']);
     expect(ids(null)).toEqual(['sessions']);
+  });
+
+  it('lets only an owner edit auto top-up (it charges the saved card off-session)', () => {
+    expect(setsAutoTopUp('owner')).toBe(true);
+    for (const role of ['admin', 'member', 'viewer'] as const) expect(setsAutoTopUp(role)).toBe(false);
   });
 });

@@ -10,7 +10,8 @@ import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-
 import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe/fake-stripe.js';
 import { startFakeTelegramBotApi, type FakeTelegramBotApi } from '../helpers/fake-telegram-bot-api.js';
 import { simulatedCatalogYaml, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
-import { browserAvailable, buildPage, launchChromium, saveScreenshot, type PageProblems } from './browser.js';
+import { browserAvailable, buildPage, launchChromium, saveScreenshot } from './browser.js';
+import { nav, openPhonePage, pageWidth, phone, signOut as signOutOf } from './phone-page.js';
 
 // Node 20's fetch types answer `unknown`; these tests read the shapes they assert.
 type Json = any;
@@ -18,7 +19,6 @@ type Json = any;
 const botToken = '424242:storefront-test-bot-token';
 const botUsername = 'switchyard_store_bot';
 const bonus = 2;
-const phone = { width: 390, height: 844 };
 
 /** What Telegram's Login Widget hands back: its fields, signed with the bot token (core.telegram.org/widgets/login#checking-authorization). */
 function telegramWidgetFields(user: { id: number; first_name: string; username: string }, authDate = Math.floor(Date.now() / 1000)): Record<string, string | number> {
@@ -30,17 +30,6 @@ function telegramWidgetFields(user: { id: number; first_name: string; username: 
   const secret = createHash('sha256').update(botToken).digest();
   return { ...fields, hash: createHmac('sha256', secret).update(checkString).digest('hex') };
 }
-
-/**
- * A stand-in for Telegram's widget script (telegram.org is out of reach here), with the one call
- * the page makes: `Telegram.Login.auth(options, callback)` answers what the test put in
- * `__telegramAnswer` (the fields Telegram would sign, or false for a closed window) and keeps the
- * options it was called with.
- */
-const telegramWidgetStandIn = `window.Telegram = { Login: { auth: function (options, callback) {
-  window.__telegramOptions = options;
-  setTimeout(function () { callback(window.__telegramAnswer || false); }, 0);
-} } };`;
 
 /** A real SMTP server (smtp-server) on loopback that keeps every message it is handed. */
 async function startMailbox(): Promise<{ url: string; messages: string[]; next(count: number): Promise<string>; close(): Promise<void> }> {
@@ -89,39 +78,14 @@ describe.runIf(browserAvailable())('the storefront in Chromium', { timeout: 180_
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
-  /** A new browser (no cookies) at a phone's size; telegram.org unreachable as it is here, or its widget script stood in for. */
-  const openStore = async (telegram: 'offline' | 'stand-in' = 'offline'): Promise<{ page: Page; problems: PageProblems }> => {
-    const context = await browser.newContext({ viewport: phone });
-    contexts.push(context);
-    await context.route('https://telegram.org/**', (route) =>
-      telegram === 'offline' ? route.abort('internetdisconnected') : route.fulfill({ contentType: 'text/javascript', body: telegramWidgetStandIn }),
-    );
-    const page = await context.newPage();
-    const problems: PageProblems = { dialogs: [], consoleErrors: [], pageErrors: [] };
-    page.on('dialog', (dialog) => {
-      problems.dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.pageErrors.push(error.message));
-    await page.goto(`${publicUrl}/`);
-    return { page, problems };
-  };
-  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
+  const openStore = (telegram: 'offline' | 'stand-in' = 'offline') => openPhonePage(browser, `${publicUrl}/`, contexts, telegram);
   const balanceOf = (page: Page) => page.getByLabel('Balance figures').locator('.stat').first().locator('dd');
-  const pageWidth = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
   const transactionKinds = (page: Page) =>
     page
       .getByRole('table', { name: 'Transactions' })
       .locator('tbody tr')
       .evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { kind: string } }).dataset.kind));
-  const signOut = async (page: Page) => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('API key or admin token').waitFor();
-    expect((await page.context().request.get(`${publicUrl}/auth/session`)).status()).toBe(401);
-  };
+  const signOut = (page: Page) => signOutOf(page, publicUrl);
 
   beforeAll(async () => {
     buildPage();
@@ -352,13 +316,13 @@ payments:
     expect(await switcher.locator('option').count()).toBe(3);
     const tabs = () => page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents();
     await switcher.selectOption(gateway.accountId);
-    // A viewer reads usage and requests; no billing, no keys.
-    await expect.poll(tabs).toEqual(['Usage', 'Requests', 'Models', 'Sessions']);
+    // A viewer reads usage, requests and the members; no billing, no keys.
+    await expect.poll(tabs).toEqual(['Usage', 'Requests', 'Members', 'Models', 'Sessions']);
     expect(await page.locator('header .muted').textContent()).toContain('Viewer');
     await page.getByLabel('Usage totals').waitFor();
     await switcher.selectOption(team.accountId);
-    // A member reads usage and requests too (the server lets only owners and admins manage keys).
-    await expect.poll(tabs).toEqual(['Usage', 'Requests', 'Models', 'Sessions']);
+    // A member reads usage and requests too, and manages the keys it makes (§8); no billing.
+    await expect.poll(tabs).toEqual(['Usage', 'Requests', 'Keys', 'Members', 'Models', 'Sessions']);
     expect(await page.locator('header .muted').textContent()).toContain('Team · Member');
     await nav(page, 'Requests');
     await page.getByRole('table', { name: 'Request log' }).or(page.locator('.status.empty')).first().waitFor();

@@ -34,7 +34,8 @@ function headersFor(credential: Credential, method: string, hasBody: boolean): R
   const headers: Record<string, string> = hasBody ? { 'content-type': 'application/json' } : {};
   if (typeof credential === 'string') headers.authorization = `Bearer ${credential}`;
   else {
-    headers['x-switchyard-account'] = credential.accountId;
+    // No account yet (accepting an invite acts for the person, not for an account).
+    if (credential.accountId !== '') headers['x-switchyard-account'] = credential.accountId;
     if (!readOnlyMethods.has(method)) headers['x-csrf-token'] = credential.csrfToken;
   }
   return headers;

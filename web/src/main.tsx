@@ -1,5 +1,9 @@
 import { render } from 'preact';
 import { App } from './app.js';
+import { inviteTokenOf } from './invite-path.js';
+import { InvitePage } from './views/invite-page.js';
 import './styles.css';
 
-render(<App />, document.getElementById('root')!);
+// The server serves this page at `/` and at an invite link's `/invites/{token}` (contract §8).
+const inviteToken = inviteTokenOf(location.pathname);
+render(inviteToken ? <InvitePage token={inviteToken} /> : <App />, document.getElementById('root')!);

@@ -20,7 +20,7 @@ interface AutoTopUp {
  * server needs a card saved by an earlier Checkout and says so when there is none; the page shows
  * its answer as it is.
  */
-export function AutoTopUpForm({ token, options, version }: { token: Credential; options: PaymentOptions; version: number }) {
+export function AutoTopUpForm({ token, options, version, editable = true }: { token: Credential; options: PaymentOptions; version: number; editable?: boolean }) {
   // Read again when money moved (`version`): the top-up that was just credited saved the card.
   const current = useApi(() => callApi<{ data: AutoTopUp }>(token, 'GET', '/v1/credits/auto-top-up'), [token, version]);
   const [enabled, setEnabled] = useState(false);
@@ -69,23 +69,28 @@ export function AutoTopUpForm({ token, options, version }: { token: Credential; 
           The last automatic top-up failed ({formatTime(data.last_failure.at)}): {data.last_failure.message}. It was turned off.
         </p>
       )}
-      <label class="checkbox">
-        <input type="checkbox" checked={enabled} onChange={(event) => setEnabled((event.target as HTMLInputElement).checked)} />
-        Top up automatically with the card saved at checkout
-      </label>
-      <div class="filters">
-        <label>
-          When the balance falls below (USD)
-          <input type="text" inputMode="decimal" value={threshold} onInput={(event) => setThreshold((event.target as HTMLInputElement).value)} />
-        </label>
-        <label>
-          Add (USD, {formatUsd(options.min)} to {formatUsd(options.max)})
-          <input type="text" inputMode="decimal" value={amount} onInput={(event) => setAmount((event.target as HTMLInputElement).value)} />
-        </label>
-        <button type="submit" disabled={!valid}>
-          Save auto top-up
-        </button>
-      </div>
+      {!editable && <p class="muted" data-testid="auto-top-up-owner-only">Only an owner changes auto top-up: it charges the owner's saved card.</p>}
+      {editable && (
+        <>
+          <label class="checkbox">
+            <input type="checkbox" checked={enabled} onChange={(event) => setEnabled((event.target as HTMLInputElement).checked)} />
+            Top up automatically with the card saved at checkout
+          </label>
+          <div class="filters">
+            <label>
+              When the balance falls below (USD)
+              <input type="text" inputMode="decimal" value={threshold} onInput={(event) => setThreshold((event.target as HTMLInputElement).value)} />
+            </label>
+            <label>
+              Add (USD, {formatUsd(options.min)} to {formatUsd(options.max)})
+              <input type="text" inputMode="decimal" value={amount} onInput={(event) => setAmount((event.target as HTMLInputElement).value)} />
+            </label>
+            <button type="submit" disabled={!valid}>
+              Save auto top-up
+            </button>
+          </div>
+        </>
+      )}
       {saved && <p role="status">Saved.</p>}
       {error !== null && <ErrorMessage error={error} />}
     </form>

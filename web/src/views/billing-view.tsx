@@ -16,7 +16,7 @@ interface Credits {
 }
 
 /** Billing for an owner or admin (or a management key): balance, top-up, auto top-up, codes, transactions. */
-export function BillingView({ token, topUp }: { token: Credential; topUp?: Landing['topUp'] }) {
+export function BillingView({ token, topUp, autoTopUpEditable = true }: { token: Credential; topUp?: Landing['topUp']; autoTopUpEditable?: boolean }) {
   const credits = useApi(() => callApi<Credits>(token, 'GET', '/v1/credits'), [token]);
   const options = useApi(() => loadPaymentOptions(token), [token]);
   const [version, setVersion] = useState(0);
@@ -46,7 +46,7 @@ export function BillingView({ token, topUp }: { token: Credential; topUp?: Landi
       {options.error !== undefined && <ErrorMessage error={options.error} onRetry={options.reload} />}
       {options.data === null && <p class="status empty">This gateway takes no card payments; ask the operator for credits or a code.</p>}
       {options.data && <TopUpForm token={token} options={options.data} />}
-      {options.data && <AutoTopUpForm token={token} options={options.data} version={version} />}
+      {options.data && <AutoTopUpForm token={token} options={options.data} version={version} editable={autoTopUpEditable} />}
       <RedeemForm token={token} onRedeemed={refresh} />
       <TransactionsView token={token} version={version} />
     </section>

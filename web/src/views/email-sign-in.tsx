@@ -6,7 +6,7 @@ import { ErrorMessage } from '../components/status.js';
  * The magic link: the server always answers 202, known address or not (§7), so the page says the
  * same to everyone — check your mail — and never hints whether an account exists.
  */
-export function EmailSignIn() {
+export function EmailSignIn({ returnTo = '/' }: { returnTo?: string }) {
   const [email, setEmail] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -16,7 +16,7 @@ export function EmailSignIn() {
     setBusy(true);
     setError(null);
     try {
-      await request(null, 'POST', '/auth/email/start', { email: email.trim(), return_to: '/' });
+      await request(null, 'POST', '/auth/email/start', { email: email.trim(), return_to: returnTo });
       setSentTo(email.trim());
     } catch (caught) {
       setError(caught);

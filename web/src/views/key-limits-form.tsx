@@ -1,14 +1,17 @@
 import { useState } from 'preact/hooks';
 import { callApi, type Credential } from '../api.js';
 import { ErrorMessage } from '../components/status.js';
+import type { LimitReset } from '../limit-period.js';
+import { ResetSelect } from '../components/reset-select.js';
 import type { KeyRow } from './keys-view.js';
 
 const toNumber = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 const toText = (value: number | null | undefined): string => (value === null || value === undefined ? '' : String(value));
 
-/** PATCH /keys/{id}/limit: spending limit, key-wide max prices and one model's max prices (empty clears). */
+/** PATCH /keys/{id}/limit: spending limit and its reset period, key-wide max prices and one model's max prices (empty clears). */
 export function KeyLimitsForm({ token, keyRow, onSaved }: { token: Credential; keyRow: KeyRow; onSaved: () => void }) {
   const [limit, setLimit] = useState(toText(keyRow.limit));
+  const [reset, setReset] = useState<LimitReset>(keyRow.limit_reset);
   const [prompt, setPrompt] = useState(toText(keyRow.max_price?.prompt));
   const [completion, setCompletion] = useState(toText(keyRow.max_price?.completion));
   const [model, setModel] = useState('');
@@ -29,6 +32,7 @@ export function KeyLimitsForm({ token, keyRow, onSaved }: { token: Credential; k
     try {
       await callApi(token, 'PATCH', `/v1/keys/${encodeURIComponent(keyRow.id)}/limit`, {
         limit: toNumber(limit),
+        limit_reset: reset,
         max_price: maxPrompt === null && maxCompletion === null ? null : { prompt: maxPrompt, completion: maxCompletion },
         model_max_prices: modelMaxPrices,
       });
@@ -46,6 +50,7 @@ export function KeyLimitsForm({ token, keyRow, onSaved }: { token: Credential; k
   return (
     <form class="filters" aria-label={`Limits of ${keyRow.name}`} onSubmit={submit}>
       {input('Spending limit (USD)', limit, setLimit)}
+      <ResetSelect value={reset} onChange={setReset} />
       {input('Max prompt price (USD per 1M tokens)', prompt, setPrompt)}
       {input('Max completion price (USD per 1M tokens)', completion, setCompletion)}
       <label>

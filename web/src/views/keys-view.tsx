@@ -3,6 +3,9 @@ import { callApi, type Credential } from '../api.js';
 import { Empty, ErrorMessage, Loading } from '../components/status.js';
 import { formatTime, formatUsd } from '../format.js';
 import { useApi } from '../use-api.js';
+import { LimitBar } from '../components/limit-bar.js';
+import { ResetSelect } from '../components/reset-select.js';
+import type { LimitReset } from '../limit-period.js';
 import { KeyLimitsForm } from './key-limits-form.js';
 
 export interface PriceCap {
@@ -18,7 +21,11 @@ export interface KeyRow {
   created_at: string;
   limit: number | null;
   limit_remaining: number | null;
+  limit_reset: LimitReset;
   usage: number;
+  usage_daily: number;
+  usage_weekly: number;
+  usage_monthly: number;
   max_price: PriceCap | null;
   model_max_prices: Record<string, PriceCap>;
 }
@@ -28,8 +35,24 @@ function formatCap(cap: PriceCap | null): string {
   return `prompt ${cap.prompt === null ? '—' : formatUsd(cap.prompt)}, completion ${cap.completion === null ? '—' : formatUsd(cap.completion)} per 1M`;
 }
 
-/** The account's keys (management keys only): create, limits and max prices, revoke. */
-export function KeysView({ token }: { token: Credential }) {
+/** What the key's limit counts now: the current period's usage with a reset, else its whole usage. */
+function limitUsage(key: KeyRow): number {
+  if (key.limit_reset === 'daily') return key.usage_daily;
+  if (key.limit_reset === 'weekly') return key.usage_weekly;
+  if (key.limit_reset === 'monthly') return key.usage_monthly;
+  return key.usage;
+}
+
+function limitText(key: KeyRow): string {
+  if (key.limit === null) return 'no limit';
+  return `${formatUsd(key.limit)}${key.limit_reset ? ` ${key.limit_reset}` : ''} (${formatUsd(key.limit_remaining)} left)`;
+}
+
+/**
+ * The account's keys (a management key, an owner or admin, or a member's own): create, limits
+ * with their reset period, max prices, revoke.
+ */
+export function KeysView({ token, makesManagementKeys = true }: { token: Credential; makesManagementKeys?: boolean }) {
   const keys = useApi(() => callApi<{ data: KeyRow[]; next_cursor: string | null }>(token, 'GET', '/v1/keys?limit=500'), [token]);
   const [created, setCreated] = useState<{ key: KeyRow; secret: string } | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
@@ -52,6 +75,7 @@ export function KeysView({ token }: { token: Credential }) {
       <h2 id="keys-title">API keys</h2>
       <CreateKeyForm
         token={token}
+        makesManagementKeys={makesManagementKeys}
         onCreated={(key, secret) => {
           setCreated({ key, secret });
           keys.reload();
@@ -77,7 +101,11 @@ export function KeysView({ token }: { token: Credential }) {
                 <dt>Usage</dt>
                 <dd>{formatUsd(key.usage)}</dd>
                 <dt>Limit</dt>
-                <dd class="key-limit">{key.limit === null ? 'no limit' : `${formatUsd(key.limit)} (${formatUsd(key.limit_remaining)} left)`}</dd>
+                <dd class="key-limit">{limitText(key)}</dd>
+                <dt>Today / week / month</dt>
+                <dd>
+                  {formatUsd(key.usage_daily)} / {formatUsd(key.usage_weekly)} / {formatUsd(key.usage_monthly)}
+                </dd>
                 <dt>Max price</dt>
                 <dd class="key-max-price">{formatCap(key.max_price)}</dd>
                 <dt>Per-model max prices</dt>
@@ -91,6 +119,7 @@ export function KeysView({ token }: { token: Credential }) {
                       ))}
                 </dd>
               </dl>
+              {key.limit !== null && <LimitBar used={limitUsage(key)} limit={key.limit} reset={key.limit_reset} label={`Limit of ${key.name}`} />}
               <div class="actions">
                 <button type="button" class="secondary" aria-label={`Edit limits of ${key.name}`} onClick={() => setEditing(editing === key.id ? null : key.id)}>
                   Edit limits
@@ -128,9 +157,11 @@ export function KeysView({ token }: { token: Credential }) {
   );
 }
 
-function CreateKeyForm({ token, onCreated }: { token: Credential; onCreated: (key: KeyRow, secret: string) => void }) {
+/** Only an owner (or a management key) makes a management key: it is the owner's credential. */
+function CreateKeyForm({ token, makesManagementKeys, onCreated }: { token: Credential; makesManagementKeys: boolean; onCreated: (key: KeyRow, secret: string) => void }) {
   const [name, setName] = useState('');
   const [limit, setLimit] = useState('');
+  const [reset, setReset] = useState<LimitReset>(null);
   const [management, setManagement] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -139,10 +170,11 @@ function CreateKeyForm({ token, onCreated }: { token: Credential; onCreated: (ke
     setBusy(true);
     setError(null);
     try {
-      const body = { name: name.trim() || undefined, management, limit: limit === '' ? undefined : Number(limit) };
+      const body = { name: name.trim() || undefined, management, limit: limit === '' ? undefined : Number(limit), limit_reset: limit === '' ? undefined : reset };
       const answer = await callApi<{ data: KeyRow; key: string }>(token, 'POST', '/v1/keys', body);
       setName('');
       setLimit('');
+      setReset(null);
       setManagement(false);
       onCreated(answer.data, answer.key);
     } catch (caught) {
@@ -161,10 +193,13 @@ function CreateKeyForm({ token, onCreated }: { token: Credential; onCreated: (ke
         Spending limit (USD, optional)
         <input type="number" min="0" step="any" value={limit} onInput={(event) => setLimit((event.target as HTMLInputElement).value)} />
       </label>
-      <label class="checkbox">
-        <input type="checkbox" checked={management} onChange={(event) => setManagement((event.target as HTMLInputElement).checked)} />
-        Management key
-      </label>
+      <ResetSelect value={reset} onChange={setReset} />
+      {makesManagementKeys && (
+        <label class="checkbox">
+          <input type="checkbox" checked={management} onChange={(event) => setManagement((event.target as HTMLInputElement).checked)} />
+          Management key
+        </label>
+      )}
       <button type="submit" disabled={busy}>
         Create key
       </button>

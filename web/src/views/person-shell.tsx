@@ -5,17 +5,18 @@ import { Shell, useCurrentView } from '../components/shell.js';
 import type { Landing } from '../landing.js';
 import { tabsFor } from '../role-tabs.js';
 import { chooseAccount, rememberAccount, type Membership, type PersonSession } from '../person-session.js';
-import { seesBilling, type Role } from '../roles.js';
+import { roleNames, seesBilling, setsAutoTopUp } from '../roles.js';
+import { AccountAudit } from './account-audit.js';
+import { AlertsView } from './alerts-view.js';
 import { BillingView } from './billing-view.js';
 import { KeysView } from './keys-view.js';
+import { MembersView } from './members-view.js';
 import { MessengerView } from './messenger-view.js';
 import { ModelsView } from './models-view.js';
 import { ProvidersView } from './providers-view.js';
 import { RequestsView } from './requests-view.js';
 import { SessionsView } from './sessions-view.js';
 import { UsageView } from './usage-view.js';
-
-const roleNames: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member', viewer: 'Viewer' };
 
 /** A person signed in with the cookie session, acting for one of their accounts at a time. */
 export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSession; topUp?: Landing['topUp']; onSignedOut: () => void }) {
@@ -72,10 +73,13 @@ export function PersonShell({ session, topUp, onSignedOut }: { session: PersonSe
       {account && (
         // Keyed by account: a switch starts every view afresh (paging, forms, open details).
         <div key={account.id}>
-          {current === 'billing' && <BillingView token={token} topUp={topUp} />}
+          {current === 'billing' && <BillingView token={token} topUp={topUp} autoTopUpEditable={setsAutoTopUp(account.role)} />}
           {current === 'usage' && <UsageView token={token} path="/v1/usage" keysPath={manages ? '/v1/keys' : undefined} />}
           {current === 'requests' && <RequestsView token={token} management={manages} route={route} />}
-          {current === 'keys' && <KeysView token={token} />}
+          {current === 'keys' && <KeysView token={token} makesManagementKeys={account.role === 'owner'} />}
+          {current === 'members' && <MembersView token={token} role={account.role} userId={session.user.id} />}
+          {current === 'alerts' && manages && <AlertsView token={token} />}
+          {current === 'audit' && manages && <AccountAudit token={token} path="/v1" changes={0} main />}
           {current === 'providers' && manages && <ProvidersView token={token} />}
           {current === 'models' && <ModelsView token={token} />}
           {current === 'messenger' && manages && <MessengerView token={token} />}

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, callApi, request } from '../api.js';
 import { loadAuthProviders } from '../auth-providers.js';
@@ -38,9 +39,23 @@ async function identify(token: string): Promise<Session> {
 
 /**
  * The sign-in screen: the choices `GET /auth/providers` lists (OIDC providers, Telegram, a magic
- * link by email), and, as before, a pasted API key or the operator's admin token.
+ * link by email), and, as before, a pasted API key or the operator's admin token. `returnTo` is
+ * where each person method comes back to (the invite page passes its own path: in `invite` mode
+ * the server admits a new person only on the way to an invite); without `onSignedIn` there is no
+ * key sign-in (a key joins no account).
  */
-export function SignIn({ onSignedIn, onSessionStarted }: { onSignedIn: (session: Session) => void; onSessionStarted: () => void }) {
+export function SignIn({
+  onSignedIn,
+  onSessionStarted,
+  returnTo = '/',
+  children,
+}: {
+  onSignedIn?: (session: Session) => void;
+  onSessionStarted: () => void;
+  returnTo?: string;
+  /** What the screen opens with instead of the gateway's name (the invite page's invite). */
+  children?: ComponentChildren;
+}) {
   const providers = useApi(loadAuthProviders, []);
   const on = providers.data;
   const [refused, setRefused] = useState<unknown>(null);
@@ -49,7 +64,7 @@ export function SignIn({ onSignedIn, onSessionStarted }: { onSignedIn: (session:
   const signInWithTelegram = async (fields: TelegramLoginFields) => {
     setRefused(null);
     try {
-      await request(null, 'POST', '/auth/telegram', fields);
+      await request(null, 'POST', '/auth/telegram', { ...fields, return_to: returnTo });
       onSessionStarted();
     } catch (error) {
       setRefused(error);
@@ -58,7 +73,7 @@ export function SignIn({ onSignedIn, onSessionStarted }: { onSignedIn: (session:
   const anyPersonMethod = on && (on.oidc.length > 0 || on.telegram !== null || on.email);
   return (
     <main class="sign-in">
-      <h1>Switchyard</h1>
+      {children ?? <h1>Switchyard</h1>}
       {refusal && (
         <div class="error" role="alert" data-testid="sign-in-refused">
           {isClosedSignUp(refused) && <h2>Sign-up is closed</h2>}
@@ -72,17 +87,17 @@ export function SignIn({ onSignedIn, onSessionStarted }: { onSignedIn: (session:
           {on.oidc.length > 0 && (
             <div class="oidc-choices">
               {on.oidc.map((provider) => (
-                <a key={provider.id} class="button" href={`/auth/oidc/${encodeURIComponent(provider.id)}/start?return_to=${encodeURIComponent('/')}`}>
+                <a key={provider.id} class="button" href={`/auth/oidc/${encodeURIComponent(provider.id)}/start?return_to=${encodeURIComponent(returnTo)}`}>
                   Continue with {provider.name}
                 </a>
               ))}
             </div>
           )}
           {on.telegram && <TelegramLogin botId={on.telegram.botId} onFields={(fields) => void signInWithTelegram(fields)} />}
-          {on.email && <EmailSignIn />}
+          {on.email && <EmailSignIn returnTo={returnTo} />}
         </section>
       )}
-      <KeySignIn onSignedIn={onSignedIn} />
+      {onSignedIn && <KeySignIn onSignedIn={onSignedIn} />}
     </main>
   );
 }
