@@ -21,7 +21,10 @@ const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 1
  */
 export function registerAuthRoutes(app: FastifyInstance, context: AppContext): void {
   app.register(async (scope) => {
-    await scope.register(cookie, { hook: false });
+    // Parsing on (the default onRequest hook): in @fastify/cookie 11.1.0, the release pinned for
+    // Node 20, the hook that writes Set-Cookie is added only with it. The session itself is read
+    // from the header by `readSessionCookie`, so the parse costs these routes a few microseconds.
+    await scope.register(cookie);
     const config = { auth: 'none' as const };
     const { db } = context.store;
 
