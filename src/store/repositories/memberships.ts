@@ -1,3 +1,4 @@
+import { toBigInt } from '../convert.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 
@@ -64,6 +65,11 @@ export interface AccountMemberRecord {
   email: string | null;
   role: string;
   joinedAt: string;
+  /** The member's own limit (issue 49), nano-USD, and what it counts. */
+  spendLimit: bigint | null;
+  limitReset: string | null;
+  periodStart: string | null;
+  periodUsage: bigint;
 }
 
 /** The account's members by user id, after `cursor` (a user id); `only`: that one member. */
@@ -71,12 +77,32 @@ export async function listAccountMembers(db: Kysely<Database>, accountId: string
   let query = db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['memberships.user_id', 'users.name', 'users.email', 'memberships.role', 'memberships.created_at'])
+    .select([
+      'memberships.user_id',
+      'users.name',
+      'users.email',
+      'memberships.role',
+      'memberships.created_at',
+      'memberships.spend_limit',
+      'memberships.limit_reset',
+      'memberships.period_start',
+      'memberships.period_usage',
+    ])
     .where('memberships.account_id', '=', accountId);
   if (options.cursor) query = query.where('memberships.user_id', '>', options.cursor);
   if (options.only !== undefined) query = query.where('memberships.user_id', '=', options.only);
   const rows = await query.orderBy('memberships.user_id').limit(options.limit).execute();
-  return rows.map((row) => ({ userId: row.user_id, name: row.name, email: row.email, role: row.role, joinedAt: row.created_at }));
+  return rows.map((row) => ({
+    userId: row.user_id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    joinedAt: row.created_at,
+    spendLimit: row.spend_limit === null ? null : toBigInt(row.spend_limit),
+    limitReset: row.limit_reset,
+    periodStart: row.period_start,
+    periodUsage: toBigInt(row.period_usage),
+  }));
 }
 
 export async function setMembershipRole(db: Kysely<Database>, userId: string, accountId: string, role: string): Promise<void> {
