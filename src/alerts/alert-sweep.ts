@@ -1,8 +1,8 @@
 import { nanoToUsd } from '../core/money.js';
 import type { AlertsConfig } from '../config/types.js';
 import { claimCrossing, listFiredCrossings, rearmCrossing, type CrossingKey } from './db/alert-states.js';
-import { findLimitedKeys, findLowBalances } from './db/alert-settings.js';
-import { limitPeriodKey } from './limit-period.js';
+import { findLimitedKeys, findLimitedMembers, findLowBalances, type WatchedLimit } from './db/alert-settings.js';
+import { limitPeriodKey, usageInPeriod, type LimitReset } from './limit-period.js';
 import { raiseAlert, type AlertDependencies } from './raise-alert.js';
 import type { AlertType } from './alert-types.js';
 
@@ -16,7 +16,7 @@ interface Condition {
 const keyOf = (crossing: CrossingKey) => [crossing.accountId, crossing.type, crossing.subject, crossing.level, crossing.period].join('\u0000');
 
 /**
- * Finds crossings (low balance, key limits) every `alerts.check_ms` on each instance, and raises
+ * Finds crossings (low balance, key and member limits) every `alerts.check_ms` on each instance, and raises
  * each alert once per crossing.
  *
  * A sweep, like the auto top-up's, rather than a check after each charge: the request path
@@ -57,7 +57,12 @@ export class AlertSweep {
   async runOnce(): Promise<void> {
     const { db } = this.dependencies.store;
     const now = this.dependencies.clock.now();
-    const [lows, keys, fired] = await Promise.all([findLowBalances(db), findLimitedKeys(db), listFiredCrossings(db, ['low_balance', 'key_limit'])]);
+    const [lows, keys, members, fired] = await Promise.all([
+      findLowBalances(db),
+      findLimitedKeys(db),
+      findLimitedMembers(db),
+      listFiredCrossings(db, ['low_balance', 'key_limit', 'member_limit']),
+    ]);
     const conditions: Condition[] = lows.map((account) => {
       const balance = account.credits - account.usage;
       return {
@@ -67,18 +72,8 @@ export class AlertSweep {
         data: { balance: nanoToUsd(balance), threshold: nanoToUsd(account.threshold) },
       };
     });
-    for (const key of keys) {
-      const period = limitPeriodKey(null, now);
-      for (const percent of key.percents) {
-        conditions.push({
-          crossing: { accountId: key.accountId, type: 'key_limit', subject: key.keyId, level: percent, period },
-          // Exact in nano-USD: usage / limit ≥ percent / 100.
-          holds: key.usage * 100n >= BigInt(percent) * key.limit,
-          type: 'key_limit',
-          data: { key_id: key.keyId, key_name: key.name, percent, usage: nanoToUsd(key.usage), limit: nanoToUsd(key.limit), limit_reset: null, period: period || null },
-        });
-      }
-    }
+    for (const key of keys) conditions.push(...limitConditions('key_limit', key, now, (usage) => ({ key_id: key.subject, key_name: key.name, ...usage })));
+    for (const member of members) conditions.push(...limitConditions('member_limit', member, now, (usage) => ({ user_id: member.subject, name: member.name, ...usage })));
     const firedKeys = new Set(fired.map(keyOf));
     const holding = new Set(conditions.filter((condition) => condition.holds).map((condition) => keyOf(condition.crossing)));
     // Re-arm what no longer holds: the balance is back, the limit or percent changed, the key is gone, the period passed.
@@ -104,4 +99,21 @@ export class AlertSweep {
       await rearmCrossing(db, condition.crossing).catch(() => undefined);
     }
   }
+}
+
+/**
+ * One condition per configured percent of a key's or member's limit, in its current period (its
+ * alert state's `period`): a limit that resets fires once per crossing per period, and again in
+ * the next one.
+ */
+function limitConditions(type: 'key_limit' | 'member_limit', limit: WatchedLimit, now: Date, describe: (usage: Record<string, unknown>) => Record<string, unknown>): Condition[] {
+  const period = limitPeriodKey(limit.limitReset as LimitReset, now);
+  const usage = usageInPeriod(limit, period);
+  return limit.percents.map((percent) => ({
+    crossing: { accountId: limit.accountId, type, subject: limit.subject, level: percent, period },
+    // Exact in nano-USD: usage / limit ≥ percent / 100.
+    holds: usage * 100n >= BigInt(percent) * limit.limit,
+    type,
+    data: describe({ percent, usage: nanoToUsd(usage), limit: nanoToUsd(limit.limit), limit_reset: limit.limitReset, period: period || null }),
+  }));
 }

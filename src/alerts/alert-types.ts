@@ -1,7 +1,4 @@
-/**
- * Alerts (contract §8). `member_limit` is part of the wire vocabulary already; its detection
- * comes with member limits (issue 49, scope 2).
- */
+/** Alerts (contract §8). */
 export type AlertType = 'low_balance' | 'key_limit' | 'member_limit' | 'auto_top_up_failed' | 'test';
 
 /** The webhook's JSON body; mail and Telegram say the same in words. */

@@ -13,7 +13,10 @@ export function describeAlert(alert: AlertPayload, serviceName: string): { subje
         text: `Key "${data.key_name}" (${data.key_id}) has spent ${usd(data.usage)} of its ${usd(data.limit)} limit (${data.percent}% reached).`,
       };
     case 'member_limit':
-      return { subject: `${serviceName}: a member at ${data.percent}% of its limit`, text: `Member ${data.user_id} has spent ${usd(data.usage)} of its ${usd(data.limit)} limit.` };
+      return {
+        subject: `${serviceName}: member "${data.name}" at ${data.percent}% of its limit`,
+        text: `Member "${data.name}" (${data.user_id}) has spent ${usd(data.usage)} of its ${usd(data.limit)} limit (${data.percent}% reached) through its keys.`,
+      };
     case 'auto_top_up_failed':
       return { subject: `${serviceName}: auto top-up failed`, text: `An automatic top-up of account ${alert.account_id} failed (${data.reason}); auto top-up is now off. Top up by hand and turn it on again.` };
     case 'test':

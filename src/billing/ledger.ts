@@ -4,7 +4,7 @@ import { yieldToEventLoop } from '../store/run-in-batches.js';
 import pino from 'pino';
 import { formatScaled, nanoToUsd } from '../core/money.js';
 import { beatInstance, registerInstance, removeInstance, removeStaleInstances, type HeartbeatTime } from '../store/repositories/instances.js';
-import { listExpiredReservations, listOrphanedReservations, readKeyReset, readSpendable } from './db/ledger.js';
+import { listExpiredReservations, listOrphanedReservations, readKeyReset, readMemberReset, readSpendable } from './db/ledger.js';
 import { keyPeriodsDue } from './roll-key-periods.js';
 import { nextPeriodStart } from './limit-periods.js';
 import type { RequestRecord } from './request-record.js';
@@ -150,17 +150,17 @@ export class Ledger {
       await this.reclaimSpare(input.accountId);
       outcome = await this.reserveExactly(id, input);
     }
-    if (outcome === 'insufficient_balance' || outcome === 'key_limit') {
-      const resetsAt = outcome === 'key_limit' && input.keyId !== null ? await this.resetsAt(input.keyId) : null;
+    if (outcome !== 'reserved') {
+      const resetsAt = outcome !== 'insufficient_balance' && input.keyId !== null ? await this.resetsAt(outcome, input.keyId) : null;
       throw insufficientFunds(outcome, input.amount, await this.spendable(input.accountId, input.keyId), resetsAt);
     }
     if (!input.durable) this.open.add(id);
     return reservation;
   }
 
-  /** When the key's limit resets (the next period's start, ISO 8601), or null for a lifetime limit. */
-  private async resetsAt(keyId: string): Promise<string | null> {
-    const reset = await readKeyReset(this.context.store.db, keyId);
+  /** When the key's (or its member's) limit resets (the next period's start, ISO 8601), or null for a lifetime limit. */
+  private async resetsAt(limit: 'key_limit' | 'member_limit', keyId: string): Promise<string | null> {
+    const reset = limit === 'key_limit' ? await readKeyReset(this.context.store.db, keyId) : await readMemberReset(this.context.store.db, keyId);
     return reset === null ? null : nextPeriodStart(reset, this.context.clock.now()).toISOString();
   }
 
@@ -434,7 +434,7 @@ export class Ledger {
  * A 402 that states the amounts, as OpenRouter does: what the request may cost at most (its
  * reservation) and what the account or key can still spend, and what to do about it.
  */
-function insufficientFunds(reason: 'insufficient_balance' | 'key_limit', needed: bigint, available: bigint, resetsAt: string | null = null): GatewayError {
+function insufficientFunds(reason: Exclude<ReserveOutcome, 'reserved'>, needed: bigint, available: bigint, resetsAt: string | null = null): GatewayError {
   const amounts = `this request may cost up to ${formatUsd(needed)} USD and ${formatUsd(available)} USD is available`;
   const metadata = { requested: nanoToUsd(needed), available: nanoToUsd(available) };
   if (reason === 'key_limit') {
@@ -442,6 +442,12 @@ function insufficientFunds(reason: 'insufficient_balance' | 'key_limit', needed:
     const when = resetsAt === null ? '' : ` The limit resets at ${resetsAt}.`;
     return new GatewayError('insufficient_balance', `This key's spending limit does not cover the request: ${amounts} under the limit.${when} Raise the key's limit, or lower max_tokens.`, {
       metadata: resetsAt === null ? { ...metadata, limit_type: 'key_limit' } : { ...metadata, limit_type: 'key_limit', resets_at: resetsAt },
+    });
+  }
+  if (reason === 'member_limit') {
+    const when = resetsAt === null ? '' : ` The limit resets at ${resetsAt}.`;
+    return new GatewayError('insufficient_balance', `The spending limit of the member who made this key does not cover the request: ${amounts} under the limit.${when} Ask an owner or admin to raise the member's limit, or lower max_tokens.`, {
+      metadata: resetsAt === null ? { ...metadata, limit_type: 'member_limit' } : { ...metadata, limit_type: 'member_limit', resets_at: resetsAt },
     });
   }
   return new GatewayError('insufficient_balance', `Insufficient balance: ${amounts}. Add credits, or lower max_tokens.`, { metadata });

@@ -1,5 +1,6 @@
 import type { Store } from '../store/create-store.js';
 import { rollKeyPeriodsPostgres, rollKeyPeriodsSqlite } from './db/key-periods.js';
+import { rollMemberPeriodsPostgres, rollMemberPeriodsSqlite } from './db/member-periods.js';
 import { periodStarts } from './limit-periods.js';
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -14,9 +15,9 @@ interface RollState {
 const states = new WeakMap<object, RollState>();
 
 /**
- * Key limits that reset (issue 49): before this instance's first charge, reservation or grant
- * of a new UTC day, every key whose period ended starts its new one (`rollKeyPeriods*`, one
- * statement). Undefined — nothing to do, no statement — on every other call, which is the hot
+ * Key and member limits that reset (issue 49): before this instance's first charge, reservation
+ * or grant of a new UTC day, every key and member whose period ended starts its new one
+ * (`rollKeyPeriods*`, one statement; `rollMemberPeriods*`). Undefined — nothing to do, no statement — on every other call, which is the hot
  * path's whole cost: one comparison. Every period (daily, weekly, monthly) starts at a day's
  * start, so one roll per day covers the three.
  *
@@ -58,10 +59,12 @@ export function keyPeriodsDue(store: Pick<Store, 'pool' | 'sqlite'>, now: Date):
 async function roll(store: Pick<Store, 'pool' | 'sqlite'>, starts: ReturnType<typeof periodStarts>): Promise<void> {
   if (store.pool) {
     await rollKeyPeriodsPostgres(store.pool, starts);
+    await rollMemberPeriodsPostgres(store.pool, starts);
     return;
   }
   const database = store.sqlite!;
   // A Kysely transaction holds SQLite's one connection across awaits (the task engine's): wait for it.
   while (database.inTransaction) await new Promise((resolve) => setTimeout(resolve, 1));
   rollKeyPeriodsSqlite(database, starts);
+  rollMemberPeriodsSqlite(database, starts);
 }

@@ -2,6 +2,8 @@ import type { AppContext } from '../app-context.js';
 import { actorOf, recordAudit } from '../audit/record-audit.js';
 import type { MemberRole, Principal } from '../auth/principal.js';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.js';
+import { setMemberLimit } from '../billing/db/member-periods.js';
+import { periodStart, type LimitReset } from '../billing/limit-periods.js';
 import { revokeKeysCreatedBy } from '../store/repositories/api-keys.js';
 import { deleteMembership, findMembershipRole, lockOwners, setMembershipRole } from '../store/repositories/memberships.js';
 
@@ -52,6 +54,43 @@ export async function changeMemberRole(context: ManageContext, principal: Princi
       target: userId,
       ip,
       details: { from: current, to: role },
+    });
+  });
+}
+
+/**
+ * `PATCH /v1/members/{user_id} {limit?, limit_reset?}` (issue 49): the member's own limit, which its
+ * keys' spending counts toward (nano-USD; null clears it) and its reset. Who may: as for a role
+ * change (an admin not an owner's). In one transaction with its `member.limit` audit entry.
+ * Reservations and leases its keys hold stay counted in the member's `reserved` whatever the
+ * limit becomes (the trigger of migration 2026-12-07-2020 keeps it), so clearing or lowering
+ * it, or removing the member, releases exactly what was held.
+ */
+export async function changeMemberLimit(
+  context: ManageContext,
+  principal: Principal,
+  userId: string,
+  change: { limit?: bigint | null; reset?: LimitReset | null; details: Record<string, unknown> },
+  ip: string | null,
+): Promise<void> {
+  const { db, dialect } = context.store;
+  await db.transaction().execute(async (trx) => {
+    const current = await findMembershipRole(trx, userId, principal.accountId);
+    if (current === undefined) throw notFound(`Member '${userId}'`);
+    requireAuthority(principal, current);
+    const now = context.clock.now();
+    const start = change.reset === undefined || change.reset === null ? null : periodStart(change.reset, now).toISOString();
+    const set = { accountId: principal.accountId, userId, limit: change.limit, reset: change.reset, periodStart: start, postgres: dialect === 'postgres' };
+    if (!(await setMemberLimit(trx, set))) throw notFound(`Member '${userId}'`);
+    await recordAudit(trx, {
+      id: context.createId('aud'),
+      accountId: principal.accountId,
+      at: now.toISOString(),
+      actor: actorOf(principal),
+      action: 'member.limit',
+      target: userId,
+      ip,
+      details: change.details,
     });
   });
 }

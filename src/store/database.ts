@@ -83,6 +83,14 @@ export interface MembershipsTable {
   account_id: string;
   role: string;
   created_at: string;
+  /** The member's own limit (issue 49), nano-USD; null: none. Its keys' spending counts toward it. */
+  spend_limit: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  limit_reset: ColumnType<string | null, string | null | undefined, string | null>;
+  period_start: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the member's keys were charged in the period (lifetime without a reset); kept by a trigger on `api_keys`. */
+  period_usage: ColumnType<bigint, bigint | undefined, bigint>;
+  /** What the member's keys hold in reservations and leases; kept by the same trigger. */
+  reserved: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 /** A signed-in browser. Only the SHA-256 (hex) of the cookie's token is stored. */

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountFreeSql, keyFreeSql } from '../../src/billing/db/free-funds.js';
+import { accountFreeSql, keyFreeSql, memberFreeSql } from '../../src/billing/db/free-funds.js';
 import { openTestStore, type TestStore } from '../helpers/open-test-store.js';
 
 /**
@@ -68,7 +68,9 @@ describe.skipIf(!postgresUrl)('the free-funds rule in the PostgreSQL functions',
     const body = functions.rows.find((row) => row.name === 'switchyard_reserve_many')!.body;
     expect(body).toContain(`and ${accountFreeSql} >= p_amounts[i]`);
     expect(body).toContain(`(spend_limit is null or ${keyFreeSql} >= p_amounts[i])`);
+    // Issue 49: the member's limit, checked after the key's with the same rule over the membership row.
+    expect(body).toContain(`spend_limit is not null and ${memberFreeSql} < 0`);
     expect(body.match(rules.account)).toHaveLength(1);
-    expect(body.match(rules.key)).toHaveLength(1);
+    expect(body.match(rules.key)).toHaveLength(2);
   });
 });

@@ -49,22 +49,64 @@ export async function findLowBalances(db: Kysely<Database>): Promise<Array<{ acc
   return rows.map((row) => ({ accountId: row.account_id, threshold: BigInt(row.low_balance_threshold!), credits: BigInt(row.total_credits), usage: BigInt(row.total_usage) }));
 }
 
+/** A limit an alert watches: a key's or a member's, with what it counts in its current period. */
+export interface WatchedLimit {
+  accountId: string;
+  /** The key's id, or the member's user id. */
+  subject: string;
+  name: string;
+  limit: bigint;
+  /** `limit_reset` (issue 49), or null for a lifetime limit. */
+  limitReset: string | null;
+  /** When the stored period began (null without a reset), and what was charged in it (lifetime usage without a reset). */
+  periodStart: string | null;
+  periodUsage: bigint;
+  percents: number[];
+}
+
 /** The keys with a spending limit of every account that asked for key-limit alerts, with its percents. */
-export async function findLimitedKeys(db: Kysely<Database>): Promise<Array<{ accountId: string; keyId: string; name: string; limit: bigint; usage: bigint; percents: number[] }>> {
+export async function findLimitedKeys(db: Kysely<Database>): Promise<WatchedLimit[]> {
   const rows = await db
     .selectFrom('alert_settings as s')
     .innerJoin('api_keys as k', 'k.account_id', 's.account_id')
-    .select(['s.account_id', 's.key_limit_percents', 'k.id', 'k.name', 'k.spend_limit', 'k.usage'])
+    .select(['s.account_id', 's.key_limit_percents', 'k.id', 'k.name', 'k.spend_limit', 'k.limit_reset', 'k.period_start', 'k.period_usage'])
     .where('s.key_limit_percents', '!=', '[]')
     .where('k.spend_limit', 'is not', null)
     .where('k.revoked_at', 'is', null)
     .execute();
   return rows.map((row) => ({
     accountId: row.account_id,
-    keyId: row.id,
+    subject: row.id,
     name: row.name,
     limit: BigInt(row.spend_limit!),
-    usage: BigInt(row.usage),
+    limitReset: row.limit_reset,
+    periodStart: row.period_start,
+    periodUsage: BigInt(row.period_usage),
+    percents: JSON.parse(row.key_limit_percents) as number[],
+  }));
+}
+
+/**
+ * The members with a limit of every account that asked for limit alerts (contract §8: "key and
+ * member limits at configured percents", the same `key_limit_percents`).
+ */
+export async function findLimitedMembers(db: Kysely<Database>): Promise<WatchedLimit[]> {
+  const rows = await db
+    .selectFrom('alert_settings as s')
+    .innerJoin('memberships as m', 'm.account_id', 's.account_id')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['s.account_id', 's.key_limit_percents', 'm.user_id', 'u.name', 'm.spend_limit', 'm.limit_reset', 'm.period_start', 'm.period_usage'])
+    .where('s.key_limit_percents', '!=', '[]')
+    .where('m.spend_limit', 'is not', null)
+    .execute();
+  return rows.map((row) => ({
+    accountId: row.account_id,
+    subject: row.user_id,
+    name: row.name,
+    limit: BigInt(row.spend_limit!),
+    limitReset: row.limit_reset,
+    periodStart: row.period_start,
+    periodUsage: BigInt(row.period_usage),
     percents: JSON.parse(row.key_limit_percents) as number[],
   }));
 }

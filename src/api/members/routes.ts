@@ -2,9 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { MemberRole } from '../../auth/principal.js';
-import { GatewayError, notFound } from '../../errors/gateway-error.js';
+import { GatewayError, invalidRequest, notFound } from '../../errors/gateway-error.js';
 import { listMembersPage } from '../../people/list-members.js';
-import { changeMemberRole, removeMember } from '../../people/manage-members.js';
+import { changeMemberLimit, changeMemberRole, removeMember } from '../../people/manage-members.js';
+import type { LimitReset } from '../../billing/limit-periods.js';
+import { tryUsdToNano } from '../../core/money.js';
+import { listKeyIdsCreatedBy } from '../../store/repositories/api-keys.js';
 import { acceptInvite, createInvite, describeInvite, encodeInvite, withdrawInvite } from '../../people/member-invites.js';
 import { listPendingInvites } from '../../store/repositories/member-invites.js';
 import { findUser } from '../../store/repositories/users.js';
@@ -14,7 +17,11 @@ import { defaultPageSize, PageQuery, toPage } from '../shared/pagination.js';
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member'), Type.Literal('viewer')]);
 const InviteBody = Type.Object({ email: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })), role: Role }, { additionalProperties: false });
-const PatchBody = Type.Object({ role: Type.Optional(Role) }, { additionalProperties: false });
+const Reset = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Null()]);
+const PatchBody = Type.Object(
+  { role: Type.Optional(Role), limit: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])), limit_reset: Type.Optional(Reset) },
+  { additionalProperties: false },
+);
 const UserParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 100 }) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -49,12 +56,21 @@ export function registerMemberRoutes(app: FastifyInstance, context: AppContext):
     return { data: { id: request.params.id, revoked: true } };
   });
 
-  app.patch<{ Params: { user_id: string }; Body: { role?: MemberRole } }>(
+  app.patch<{ Params: { user_id: string }; Body: { role?: MemberRole; limit?: number | null; limit_reset?: LimitReset | null } }>(
     '/v1/members/:user_id',
     { schema: { params: UserParams, body: PatchBody }, config: management },
     async (request) => {
       const { user_id: userId } = request.params;
-      if (request.body.role !== undefined) await changeMemberRole(context, request.principal!, userId, request.body.role, request.ip);
+      const { role, limit, limit_reset: reset } = request.body;
+      if (role !== undefined) await changeMemberRole(context, request.principal!, userId, role, request.ip);
+      if (limit !== undefined || reset !== undefined) {
+        const nano = limit === undefined || limit === null ? limit : tryUsdToNano(limit);
+        if (nano === undefined && limit !== undefined) throw invalidRequest('limit: at most 9 decimal places of USD');
+        const details = { ...(limit !== undefined ? { limit } : {}), ...(reset !== undefined ? { limit_reset: reset } : {}) };
+        await changeMemberLimit(context, request.principal!, userId, { limit: nano, reset, details }, request.ip);
+        // The member's keys' cached authority and leases were sized by the old limit: drop them.
+        for (const keyId of await listKeyIdsCreatedBy(db, request.principal!.accountId, userId)) await forgetKeyAuthority(context, keyId);
+      }
       const page = await listMembersPage(context, request.principal!.accountId, { limit: 1, cursor: undefined, only: userId });
       if (page.data.length === 0) throw notFound(`Member '${userId}'`);
       return { data: page.data[0] };

@@ -43,3 +43,15 @@ export const accountFree: RawBuilder<bigint> = sql.raw<bigint>(accountFreeSql);
 
 /** `keyFreeSql` as a Kysely fragment. */
 export const keyFree: RawBuilder<bigint | null> = sql.raw<bigint | null>(keyFreeSql);
+
+/**
+ * A member's free funds (issue 49): the key's rule over the membership row's own columns of the
+ * same names — `spend_limit` (null: no member limit), `period_usage` (what the member's keys were
+ * charged in the period) and `reserved` (what they hold), which a trigger on `api_keys` keeps
+ * (migration 2026-12-07-2020). One text, so one rule: a key made by a member with a limit is
+ * limited by both.
+ */
+export const memberFreeSql = keyFreeSql;
+
+/** `memberFreeSql` as a Kysely fragment. */
+export const memberFree: RawBuilder<bigint | null> = sql.raw<bigint | null>(memberFreeSql);

@@ -3,7 +3,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import type { Database } from '../../store/database.js';
 import { toBigInt } from '../../store/convert.js';
-import { accountFree, accountFreeSql, keyFree, keyFreeSql } from './free-funds.js';
+import { accountFree, accountFreeSql, keyFree, keyFreeSql, memberFree, memberFreeSql } from './free-funds.js';
 
 /**
  * A lease is a reservation row held by an instance (`instance_id`), whose amount the instance
@@ -45,12 +45,22 @@ export async function growLease(db: Kysely<Database>, lease: GrowLease, existing
     if (lease.keyId !== null) {
       const key = await trx
         .selectFrom('api_keys')
-        .select(keyFree.as('free'))
+        .select([keyFree.as('free'), 'created_by_user_id'])
         .where('id', '=', lease.keyId)
         .forNoKeyUpdate()
         .executeTakeFirst();
       if (!key) return 0n;
       if (key.free !== null && toBigInt(key.free) < free) free = toBigInt(key.free);
+      if (key.created_by_user_id !== null) {
+        // The member's row: every writer of it holds the account's lock, taken above.
+        const member = await trx
+          .selectFrom('memberships')
+          .select(memberFree.as('free'))
+          .where('account_id', '=', lease.accountId)
+          .where('user_id', '=', key.created_by_user_id)
+          .executeTakeFirst();
+        if (member && member.free !== null && toBigInt(member.free) < free) free = toBigInt(member.free);
+      }
     }
     const amount = lease.size(free);
     if (amount <= 0n || amount > free) return 0n;
@@ -138,7 +148,8 @@ export function sqliteLeaseStatements(database: SqliteDatabase.Database): Sqlite
   if (statements) return statements;
   const exists = database.prepare('select 1 from reservations where id = ?').pluck();
   const accountFree = database.prepare(`select ${accountFreeSql} from accounts where id = ?`).pluck();
-  const keyFree = database.prepare(`select ${keyFreeSql} from api_keys where id = ?`).pluck();
+  const keyFree = database.prepare(`select ${keyFreeSql} as free, created_by_user_id from api_keys where id = ?`);
+  const memberFree = database.prepare(`select ${memberFreeSql} from memberships where account_id = ? and user_id = ?`).pluck();
   const changeAccount = database.prepare('update accounts set reserved = reserved + ? where id = ?');
   const changeKey = database.prepare('update api_keys set reserved = reserved + ? where id = ?');
   const growRow = database.prepare('update reservations set amount = amount + ?, expires_at = ? where id = ?');
@@ -152,9 +163,13 @@ export function sqliteLeaseStatements(database: SqliteDatabase.Database): Sqlite
     if (account === undefined) return 0n;
     let free = account;
     if (lease.keyId !== null) {
-      const key = keyFree.get(lease.keyId) as bigint | null | undefined;
+      const key = keyFree.get(lease.keyId) as { free: bigint | null; created_by_user_id: string | null } | undefined;
       if (key === undefined) return 0n;
-      if (key !== null && key < free) free = key;
+      if (key.free !== null && key.free < free) free = key.free;
+      if (key.created_by_user_id !== null) {
+        const member = memberFree.get(lease.accountId, key.created_by_user_id) as bigint | null | undefined;
+        if (member !== undefined && member !== null && member < free) free = member;
+      }
     }
     const amount = lease.size(free);
     if (amount <= 0n || amount > free) return 0n;

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../store/database.js';
 import { toBigInt } from '../../store/convert.js';
 import { heartbeatTimeOf, type HeartbeatTime } from '../../store/repositories/instances.js';
-import { accountFree, keyFree } from './free-funds.js';
+import { accountFree, keyFree, memberFree } from './free-funds.js';
 import type { LimitReset } from '../limit-periods.js';
 
 /**
@@ -53,10 +53,22 @@ export async function readSpendable(db: Kysely<Database>, accountId: string, key
   if (!account) return 0n;
   let spendable = toBigInt(account.free) + (netOfReserved ? 0n : toBigInt(account.reserved));
   if (keyId !== null) {
-    const key = await db.selectFrom('api_keys').select([keyFree.as('free'), 'reserved']).where('id', '=', keyId).executeTakeFirst();
+    const key = await db.selectFrom('api_keys').select([keyFree.as('free'), 'reserved', 'account_id', 'created_by_user_id']).where('id', '=', keyId).executeTakeFirst();
     if (key && key.free !== null) {
       const remaining = toBigInt(key.free) + (netOfReserved ? 0n : toBigInt(key.reserved));
       if (remaining < spendable) spendable = remaining;
+    }
+    if (key && key.created_by_user_id !== null) {
+      const member = await db
+        .selectFrom('memberships')
+        .select([memberFree.as('free'), 'reserved'])
+        .where('account_id', '=', key.account_id)
+        .where('user_id', '=', key.created_by_user_id)
+        .executeTakeFirst();
+      if (member && member.free !== null) {
+        const remaining = toBigInt(member.free) + (netOfReserved ? 0n : toBigInt(member.reserved));
+        if (remaining < spendable) spendable = remaining;
+      }
     }
   }
   return spendable > 0n ? spendable : 0n;
@@ -65,6 +77,17 @@ export async function readSpendable(db: Kysely<Database>, accountId: string, key
 /** The key's `limit_reset` (issue 49), or null: a lifetime limit, or no such key. */
 export async function readKeyReset(db: Kysely<Database>, keyId: string): Promise<LimitReset | null> {
   const row = await db.selectFrom('api_keys').select('limit_reset').where('id', '=', keyId).executeTakeFirst();
+  return (row?.limit_reset ?? null) as LimitReset | null;
+}
+
+/** The `limit_reset` of the member who made the key (issue 49), or null: a lifetime limit, no member. */
+export async function readMemberReset(db: Kysely<Database>, keyId: string): Promise<LimitReset | null> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('memberships', (join) => join.onRef('memberships.account_id', '=', 'api_keys.account_id').onRef('memberships.user_id', '=', 'api_keys.created_by_user_id'))
+    .select('memberships.limit_reset')
+    .where('api_keys.id', '=', keyId)
+    .executeTakeFirst();
   return (row?.limit_reset ?? null) as LimitReset | null;
 }
 

@@ -1,8 +1,8 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import { accountFreeSql, keyFreeSql } from './free-funds.js';
+import { accountFreeSql, keyFreeSql, memberFreeSql } from './free-funds.js';
 
-export type ReserveOutcome = 'reserved' | 'insufficient_balance' | 'key_limit';
+export type ReserveOutcome = 'reserved' | 'insufficient_balance' | 'key_limit' | 'member_limit';
 
 export interface ReservationInput {
   id: string;
@@ -19,7 +19,8 @@ export interface ReservationInput {
  * The reserve check, PostgreSQL's one copy: `switchyard_reserve_many` (migration
  * 2026-11-25-1900) locks the batch's accounts then keys in id order and, for each reservation in
  * turn, adds it to the account's and key's `reserved` only where neither the balance nor the
- * key's limit would go below zero; one call, one transaction, in autocommit.
+ * key's limit would go below zero — nor, for a key a member made, the member's (migration
+ * 2026-12-07-2020); one call, one transaction, in autocommit.
  */
 export async function callReserveMany(pool: pg.Pool, inputs: readonly ReservationInput[]): Promise<ReserveOutcome[]> {
   const result = await pool.query<{ outcomes: ReserveOutcome[] }>({
@@ -58,7 +59,9 @@ export function sqliteReservationStatements(database: SqliteDatabase.Database): 
   let statements = prepared.get(database);
   if (statements) return statements;
   const reserveAccount = database.prepare(`update accounts set reserved = reserved + ? where id = ? and ${accountFreeSql} >= ?`);
-  const reserveKey = database.prepare(`update api_keys set reserved = reserved + ? where id = ? and (spend_limit is null or ${keyFreeSql} >= ?)`);
+  const reserveKey = database.prepare(`update api_keys set reserved = reserved + ? where id = ? and (spend_limit is null or ${keyFreeSql} >= ?) returning created_by_user_id`);
+  // After the key's reservation, which the trigger added to its member's `reserved` too.
+  const memberOver = database.prepare(`select 1 from memberships where account_id = ? and user_id = ? and spend_limit is not null and ${memberFreeSql} < 0`).pluck();
   const insert = database.prepare(
     'insert into reservations (id, account_id, key_id, request_id, amount, created_at, expires_at, instance_id) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -67,9 +70,17 @@ export function sqliteReservationStatements(database: SqliteDatabase.Database): 
   const releaseKey = database.prepare('update api_keys set reserved = reserved - ? where id = ?');
   const reserveOne = (input: ReservationInput): ReserveOutcome => {
     if (reserveAccount.run(input.amount, input.accountId, input.amount).changes === 0) return 'insufficient_balance';
-    if (input.keyId !== null && reserveKey.run(input.amount, input.keyId, input.amount).changes === 0) {
-      releaseAccount.run(input.amount, input.accountId);
-      return 'key_limit';
+    if (input.keyId !== null) {
+      const key = reserveKey.get(input.amount, input.keyId, input.amount) as { created_by_user_id: string | null } | undefined;
+      if (!key) {
+        releaseAccount.run(input.amount, input.accountId);
+        return 'key_limit';
+      }
+      if (key.created_by_user_id !== null && memberOver.get(input.accountId, key.created_by_user_id) !== undefined) {
+        releaseKey.run(input.amount, input.keyId);
+        releaseAccount.run(input.amount, input.accountId);
+        return 'member_limit';
+      }
     }
     insert.run(input.id, input.accountId, input.keyId, input.requestId, input.amount, input.createdAt, input.expiresAt, input.instanceId);
     return 'reserved';

@@ -43,6 +43,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute(db);
 }
 
+/** This migration's `switchyard_reserve_many`, which the next one's `down` puts back. */
+export async function upReserveMany(db: Kysely<unknown>): Promise<void> {
+  await sql.raw(reserveManyText('spend_limit - period_usage - reserved')).execute(db);
+}
+
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (await isPostgres(db)) {
     await orderedReserveMany.up(db);

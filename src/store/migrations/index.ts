@@ -28,6 +28,7 @@ import * as keyLimitReset from './2026-12-07-1940-key-limit-reset.js';
 import * as auditLog from './2026-12-07-1950-audit-log.js';
 import * as members from './2026-12-07-2000-members.js';
 import * as alerts from './2026-12-07-2010-alerts.js';
+import * as memberLimits from './2026-12-07-2020-member-limits.js';
 import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-1950-audit-log': auditLog,
   '2026-12-07-2000-members': members,
   '2026-12-07-2010-alerts': alerts,
+  '2026-12-07-2020-member-limits': memberLimits,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */

@@ -204,6 +204,12 @@ export async function revokeKeysCreatedBy(db: Kysely<Database>, accountId: strin
   return rows.map((row) => row.id);
 }
 
+/** The active keys a member made in the account. */
+export async function listKeyIdsCreatedBy(db: Kysely<Database>, accountId: string, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).where('created_by_user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  return rows.map((row) => row.id);
+}
+
 /** What each member's keys have spent in the account, revoked keys included, by the user who made them. */
 export async function usageByCreator(db: Kysely<Database>, accountId: string, userIds: readonly string[]): Promise<Map<string, bigint>> {
   if (userIds.length === 0) return new Map();
