@@ -23,6 +23,7 @@ export const auditActions = {
   'member.invite_revoke': 'a pending invite was revoked (target: the invite)',
   'member.join': 'a person joined the account, by an invite or by the operator (target: the user)',
   'member.role': "a member's role was changed (target: the user)",
+  'member.limit': "a member's spending limit or its reset period was set or cleared (target: the user)",
   'member.remove': 'a member was removed or left (target: the user; their keys revoked with it)',
   'alerts.update': 'the alert settings were changed (details: never the webhook secret)',
   'provider.default': "the account's default provider for a model was set or cleared (target: the model)",

@@ -339,6 +339,7 @@ describe.each(testDatabases())('members, invites and alert settings on $name', (
     secrets.add(token);
     expect((await h.call('POST', `/invites/${token}/accept`, { cookie: bob.cookie, headers: { 'x-csrf-token': bob.csrf } })).status).toBe(200);
     expect((await h.call('PATCH', `/v1/members/${bob.data.user.id}`, { ...asOwner, body: { role: 'member' } })).status).toBe(200);
+    expect((await h.call('PATCH', `/v1/members/${bob.data.user.id}`, { ...asOwner, body: { limit: 5, limit_reset: 'daily' } })).status).toBe(200);
     const second = await h.call('POST', '/v1/members/invites', { ...asOwner, body: { role: 'viewer' } });
     secrets.add(new URL(second.body.data.url).pathname.split('/').pop()!);
     expect((await h.call('DELETE', `/v1/members/invites/${second.body.data.id}`, asOwner)).status).toBeLessThan(300);
@@ -351,6 +352,7 @@ describe.each(testDatabases())('members, invites and alert settings on $name', (
     expectOne(entries, 'member.invite_revoke', second.body.data.id, { actor: ownerActor, ip: '127.0.0.1' });
     expectOne(entries, 'member.join', bob.data.user.id, { actor: bobActor, ip: '127.0.0.1' });
     expectOne(entries, 'member.role', bob.data.user.id, { actor: ownerActor, ip: '127.0.0.1' });
+    expectOne(entries, 'member.limit', bob.data.user.id, { actor: ownerActor, ip: '127.0.0.1' });
     expectOne(entries, 'member.remove', bob.data.user.id, { actor: ownerActor, ip: '127.0.0.1' });
     expectOne(entries, 'alerts.update', null, { actor: ownerActor, ip: '127.0.0.1' });
     expectNoSecrets(entries);
