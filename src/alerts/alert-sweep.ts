@@ -5,6 +5,7 @@ import { findLimitedKeys, findLimitedMembers, findLowBalances, type WatchedLimit
 import { limitPeriodKey, usageInPeriod, type LimitReset } from './limit-period.js';
 import { raiseAlert, type AlertDependencies } from './raise-alert.js';
 import type { AlertType } from './alert-types.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
 
 interface Condition {
   crossing: CrossingKey;
@@ -39,7 +40,12 @@ export class AlertSweep {
   start(): void {
     const tick = () => {
       this.running = this.runOnce()
-        .catch((error: unknown) => this.dependencies.logger.warn({ err: error }, 'alert sweep failed; trying again at the next interval'))
+        .catch((error: unknown) =>
+          // A database that cannot answer is one outage episode, warned once by the store.
+          isDatabaseUnavailable(error)
+            ? this.dependencies.logger.debug({ err: error }, 'alert sweep failed: the database cannot answer')
+            : this.dependencies.logger.warn({ err: error }, 'alert sweep failed; trying again at the next interval'),
+        )
         .finally(() => {
           this.running = undefined;
           if (!this.stopped) this.timer = setTimeout(tick, this.settings.checkMs * (0.75 + Math.random() / 2)).unref();

@@ -5,6 +5,7 @@ import type { Store } from '../store/create-store.js';
 import { runInBatches } from '../store/run-in-batches.js';
 import { convertToPartitioned, createPartitionsAhead, dayBound, dayMs, dropPartition, isPartitioned, listPartitions, startOfDay } from './db/request-log-partitions.js';
 import { deleteRequestsBefore } from './db/requests.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
 
 export interface RequestLogMaintenanceOptions {
   /** Days of log kept (`SWITCHYARD_REQUEST_LOG_RETENTION_DAYS`); undefined: kept forever. */
@@ -67,7 +68,11 @@ export class RequestLogMaintenance {
     const tick = () => {
       this.running = this.runOnce()
         .catch((error: unknown) => {
-          if (!this.stopped) this.deps.logger.warn({ err: error }, 'request log maintenance failed; trying again at the next interval');
+          if (this.stopped) return;
+          // A database that cannot answer is one outage episode, warned once by the store
+          // (store/log-outage-episodes.ts), not a line per run.
+          if (isDatabaseUnavailable(error)) this.deps.logger.debug({ err: error }, 'request log maintenance failed: the database cannot answer');
+          else this.deps.logger.warn({ err: error }, 'request log maintenance failed; trying again at the next interval');
         })
         .finally(() => {
           this.running = undefined;

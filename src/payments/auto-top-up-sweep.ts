@@ -4,6 +4,7 @@ import { computeFee } from './compute-fee.js';
 import { claimAutoTopUp, failAutoTopUp, findDueAutoTopUps, reclaimStaleAutoTopUp, rearmAutoTopUps, recordAutoTopUpPayment, type AutoTopUpDue } from './db/auto-top-ups.js';
 import { findPaymentCustomer } from './db/payment-customers.js';
 import type { PaymentProvider } from './payment-provider.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
 
 /** A claim whose payment was not created within this time is tried again, with the same idempotency key. */
 const staleClaimMs = 60_000;
@@ -34,7 +35,12 @@ export class AutoTopUpSweep {
   start(): void {
     const tick = () => {
       this.running = this.runOnce()
-        .catch((error: unknown) => this.dependencies.logger.warn({ err: error }, 'auto top-up sweep failed; trying again at the next interval'))
+        .catch((error: unknown) =>
+          // A database that cannot answer is one outage episode, warned once by the store.
+          isDatabaseUnavailable(error)
+            ? this.dependencies.logger.debug({ err: error }, 'auto top-up sweep failed: the database cannot answer')
+            : this.dependencies.logger.warn({ err: error }, 'auto top-up sweep failed; trying again at the next interval'),
+        )
         .finally(() => {
           this.running = undefined;
           if (!this.stopped) this.timer = setTimeout(tick, this.settings.autoTopUpCheckMs * (0.75 + Math.random() / 2)).unref();

@@ -206,8 +206,11 @@ describe.each(testDatabases())('task engine on $name', ({ url }) => {
   it('fails and releases a task whose creator died before the provider confirmed it', async () => {
     const [first, second] = instances.contexts;
     const accountId = await fundedAccount(first, 10);
-    const reservation = await first.ledger.reserve({ accountId, keyId: null, requestId: 'req_x', amount: 3_000_000_000n, durable: true });
-    const created = await first.tasks.create({ accountId, keyId: null, kind: 'video', model: 'acme/video', provider: 'acme', input: {}, reservation, idempotencyKey: 'k', requestId: 'req_x', submitWithinMs: 20_000 });
+    // A request id as the gateway makes them (time-ordered): the failed task's request-log row
+    // lands in the day's partition on PostgreSQL.
+    const requestId = first.createId('req');
+    const reservation = await first.ledger.reserve({ accountId, keyId: null, requestId, amount: 3_000_000_000n, durable: true });
+    const created = await first.tasks.create({ accountId, keyId: null, kind: 'video', model: 'acme/video', provider: 'acme', input: {}, reservation, idempotencyKey: 'k', requestId, submitWithinMs: 20_000 });
     expect(created.created).toBe(true);
     const id = created.created ? created.task.id : '';
     // While the creator's submission lease runs, nobody touches the task.
@@ -221,7 +224,7 @@ describe.each(testDatabases())('task engine on $name', ({ url }) => {
     expect(task!.error).toContain('interrupted');
     expect(await money(first, accountId)).toEqual({ reserved: 0n, usage: 0n });
     // Its idempotency key still names it.
-    const again = await first.tasks.create({ accountId, keyId: null, kind: 'video', model: 'acme/video', provider: 'acme', input: {}, reservation: null, idempotencyKey: 'k', requestId: 'req_y' });
+    const again = await first.tasks.create({ accountId, keyId: null, kind: 'video', model: 'acme/video', provider: 'acme', input: {}, reservation: null, idempotencyKey: 'k', requestId: first.createId('req') });
     expect(again).toMatchObject({ created: false, existing: { id: task!.id } });
   });
 
