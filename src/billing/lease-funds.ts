@@ -31,6 +31,8 @@ interface Lease {
   /** Below this, a top-up starts ahead of need. */
   lowWater: bigint;
   growing?: Promise<void>;
+  /** The giving back that retiring it started: a second recall of the same lease waits for it. */
+  ending?: Promise<void>;
   usedAt: number;
   /** Until then, no grant is asked for (the last one was refused, or its spare was reclaimed). */
   exactUntil: number;
@@ -126,12 +128,17 @@ export class FundLeases {
   }
 
   private async retireWhere(recalled: (lease: Lease) => boolean): Promise<void> {
-    const retired = [...this.byId.values()].filter((lease) => !lease.retired && recalled(lease));
-    for (const lease of retired) {
+    const matching = [...this.byId.values()].filter(recalled);
+    for (const lease of matching) {
+      if (lease.retired) continue;
       this.drop(lease);
       lease.retired = true;
+      lease.ending = this.endRetired(lease);
     }
-    await Promise.all(retired.map((lease) => this.endRetired(lease)));
+    // A lease that another recall retired a moment before (this instance's own notification of
+    // the same key change, heard before the change's route went on) is waited for too: a caller
+    // goes on only once the spare of every matching lease is back, whichever recall started it.
+    await Promise.all(matching.map((lease) => lease.ending));
   }
 
   /**
