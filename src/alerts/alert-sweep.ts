@@ -5,7 +5,7 @@ import { findLimitedKeys, findLimitedMembers, findLowBalances, type WatchedLimit
 import { limitPeriodKey, usageInPeriod, type LimitReset } from './limit-period.js';
 import { raiseAlert, type AlertDependencies } from './raise-alert.js';
 import type { AlertType } from './alert-types.js';
-import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { PeriodicRound } from '../store/periodic-round.js';
 
 interface Condition {
   crossing: CrossingKey;
@@ -28,36 +28,21 @@ const keyOf = (crossing: CrossingKey) => [crossing.accountId, crossing.type, cro
  * next crossing fires again. The price is a delay of up to one interval.
  */
 export class AlertSweep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly rounds: PeriodicRound;
 
   constructor(
     private readonly dependencies: AlertDependencies,
     private readonly settings: AlertsConfig,
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error: unknown) =>
-          // A database that cannot answer is one outage episode, warned once by the store.
-          isDatabaseUnavailable(error)
-            ? this.dependencies.logger.debug({ err: error }, 'alert sweep failed: the database cannot answer')
-            : this.dependencies.logger.warn({ err: error }, 'alert sweep failed; trying again at the next interval'),
-        )
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.timer = setTimeout(tick, this.settings.checkMs * (0.75 + Math.random() / 2)).unref();
-        });
-    };
-    this.timer = setTimeout(tick, this.settings.checkMs * Math.random()).unref();
+  ) {
+    this.rounds = new PeriodicRound({ name: 'alert sweep', intervalMs: settings.checkMs, first: 'spread', logger: dependencies.logger }, () => this.runOnce());
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  start(): void {
+    this.rounds.start();
+  }
+
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   async runOnce(): Promise<void> {
@@ -87,7 +72,7 @@ export class AlertSweep {
       if (!holding.has(keyOf(crossing))) await rearmCrossing(db, crossing);
     }
     for (const condition of conditions) {
-      if (this.stopped) return;
+      if (this.rounds.stopped) return;
       if (!condition.holds || firedKeys.has(keyOf(condition.crossing))) continue;
       await this.fire(condition, now.toISOString());
     }

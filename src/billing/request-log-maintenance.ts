@@ -5,7 +5,7 @@ import type { Store } from '../store/create-store.js';
 import { runInBatches } from '../store/run-in-batches.js';
 import { convertToPartitioned, createPartitionsAhead, dayBound, dayMs, dropPartition, isPartitioned, listPartitions, startOfDay } from './db/request-log-partitions.js';
 import { deleteRequestsBefore } from './db/requests.js';
-import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { PeriodicRound } from '../store/periodic-round.js';
 
 export interface RequestLogMaintenanceOptions {
   /** Days of log kept (`SWITCHYARD_REQUEST_LOG_RETENTION_DAYS`); undefined: kept forever. */
@@ -51,35 +51,20 @@ export interface RequestLogMaintenanceRun {
  * read only those, so the usage of every dropped day stays.
  */
 export class RequestLogMaintenance {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly rounds: PeriodicRound;
   /** The backend of the run in progress (PostgreSQL), cancelled by `stop()`. */
   private backendPid: number | undefined;
 
   constructor(
     private readonly deps: { store: Pick<Store, 'db' | 'pool' | 'sqlite'>; clock: Clock; logger: Logger },
     private readonly options: RequestLogMaintenanceOptions = {},
-  ) {}
+  ) {
+    this.rounds = new PeriodicRound({ name: 'request log maintenance', intervalMs: options.intervalMs ?? 3_600_000, first: 'now', logger: deps.logger }, () => this.runOnce());
+  }
 
   /** Runs now in the background, then every interval, until `stop()`. */
   start(): void {
-    const interval = this.options.intervalMs ?? 3_600_000;
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error: unknown) => {
-          if (this.stopped) return;
-          // A database that cannot answer is one outage episode, warned once by the store
-          // (store/log-outage-episodes.ts), not a line per run.
-          if (isDatabaseUnavailable(error)) this.deps.logger.debug({ err: error }, 'request log maintenance failed: the database cannot answer');
-          else this.deps.logger.warn({ err: error }, 'request log maintenance failed; trying again at the next interval');
-        })
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.timer = setTimeout(tick, interval * (0.75 + Math.random() / 2)).unref();
-        });
-    };
-    tick();
+    this.rounds.start();
   }
 
   /**
@@ -87,12 +72,11 @@ export class RequestLogMaintenance {
    * over a large log may take minutes, and every step is safe to cut (the next run starts the
    * conversion over, and finishes an interrupted DETACH with FINALIZE).
    */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    const pid = this.backendPid;
-    if (pid !== undefined) await this.deps.store.pool?.query('select pg_cancel_backend($1)', [pid]).catch(() => undefined);
-    await this.running;
+  stop(): Promise<void> {
+    return this.rounds.stop(async () => {
+      const pid = this.backendPid;
+      if (pid !== undefined) await this.deps.store.pool?.query('select pg_cancel_backend($1)', [pid]).catch(() => undefined);
+    });
   }
 
   async runOnce(): Promise<RequestLogMaintenanceRun> {
@@ -102,7 +86,7 @@ export class RequestLogMaintenance {
     if (!this.deps.store.pool) {
       if (keepFrom === undefined) return { created: [], dropped: [], deletedRows: 0 };
       const batchSize = this.options.sqliteBatchRows ?? 100;
-      const run = await runInBatches(async (limit) => (this.stopped ? 0 : deleteRequestsBefore(this.deps.store.db, keepFrom, limit)), { batchSize });
+      const run = await runInBatches(async (limit) => (this.rounds.stopped ? 0 : deleteRequestsBefore(this.deps.store.db, keepFrom, limit)), { batchSize });
       return { created: [], dropped: [], deletedRows: run.done };
     }
     return this.withMaintenanceClient(this.deps.store.pool, async (client) => {
@@ -116,7 +100,7 @@ export class RequestLogMaintenance {
       if (keepFrom === undefined) return run;
       const due = (await listPartitions(client)).filter((partition) => partition.to <= keepFrom);
       for (const partition of due.slice(0, this.options.maxDropsPerRun ?? 4)) {
-        if (this.stopped) break;
+        if (this.rounds.stopped) break;
         await dropPartition(client, partition);
         run.dropped.push(partition.name);
       }

@@ -4,7 +4,7 @@ import { computeFee } from './compute-fee.js';
 import { claimAutoTopUp, failAutoTopUp, findDueAutoTopUps, reclaimStaleAutoTopUp, rearmAutoTopUps, recordAutoTopUpPayment, type AutoTopUpDue } from './db/auto-top-ups.js';
 import { findPaymentCustomer } from './db/payment-customers.js';
 import type { PaymentProvider } from './payment-provider.js';
-import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { PeriodicRound } from '../store/periodic-round.js';
 
 /** A claim whose payment was not created within this time is tried again, with the same idempotency key. */
 const staleClaimMs = 60_000;
@@ -22,37 +22,22 @@ const staleClaimMs = 60_000;
  * idempotency key.
  */
 export class AutoTopUpSweep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly rounds: PeriodicRound;
 
   constructor(
     private readonly dependencies: PaymentDependencies,
     private readonly provider: PaymentProvider,
     private readonly settings: StripeConfig,
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error: unknown) =>
-          // A database that cannot answer is one outage episode, warned once by the store.
-          isDatabaseUnavailable(error)
-            ? this.dependencies.logger.debug({ err: error }, 'auto top-up sweep failed: the database cannot answer')
-            : this.dependencies.logger.warn({ err: error }, 'auto top-up sweep failed; trying again at the next interval'),
-        )
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.timer = setTimeout(tick, this.settings.autoTopUpCheckMs * (0.75 + Math.random() / 2)).unref();
-        });
-    };
-    this.timer = setTimeout(tick, this.settings.autoTopUpCheckMs * Math.random()).unref();
+  ) {
+    this.rounds = new PeriodicRound({ name: 'auto top-up sweep', intervalMs: settings.autoTopUpCheckMs, first: 'spread', logger: dependencies.logger }, () => this.runOnce());
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  start(): void {
+    this.rounds.start();
+  }
+
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   async runOnce(): Promise<void> {
@@ -61,7 +46,7 @@ export class AutoTopUpSweep {
     await rearmAutoTopUps(db);
     const due = await findDueAutoTopUps(db, new Date(now.getTime() - staleClaimMs).toISOString());
     for (const entry of due) {
-      if (this.stopped) return;
+      if (this.rounds.stopped) return;
       await this.pay(entry, now.toISOString()).catch((error: unknown) =>
         this.dependencies.logger.warn({ err: error, accountId: entry.accountId }, 'auto top-up payment could not be created; the claim is tried again later'),
       );
