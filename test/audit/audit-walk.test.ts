@@ -1,11 +1,10 @@
+import { runAdminCommand } from '../helpers/run-admin-command.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditActions } from '../../src/audit/audit-actions.js';
-import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.js';
 import { testDatabases } from '../helpers/test-databases.js';
 import { call, checkoutAndPay, startPaymentGateways, type PaymentGateways } from '../payments/start-payment-gateways.js';
@@ -98,27 +97,7 @@ describe('keys, grants, codes, provider preferences and payments', () => {
   });
   afterAll(async () => gateways?.close());
 
-  /** `switchyard admin …` in this process on the same SQLite file; answers its JSON output. */
-  async function runAdmin(args: string[]): Promise<any> {
-    const saved = process.env.DATABASE_URL;
-    process.env.DATABASE_URL = databaseUrl;
-    const output: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      output.push(String(chunk));
-      return true;
-    });
-    try {
-      const program = new Command('switchyard').exitOverride();
-      registerAdminCommands(program);
-      await program.parseAsync(['node', 'switchyard', 'admin', ...args]);
-    } finally {
-      write.mockRestore();
-      if (saved === undefined) delete process.env.DATABASE_URL;
-      else process.env.DATABASE_URL = saved;
-    }
-    expect(process.exitCode ?? 0).toBe(0);
-    return JSON.parse(output.join(''));
-  }
+  const runAdmin = (args: string[]) => runAdminCommand(args, { DATABASE_URL: databaseUrl });
   const audit = () => auditOf(base, adminToken, accountId);
   const transactions = async () => (await call(base, key, 'GET', '/v1/credits/transactions?limit=100')).body.data as Array<{ id: string; kind: string; amount: number }>;
   const ledgerIdOf = async (kind: string, amount: number) => {

@@ -1,12 +1,11 @@
+import { runAdminCommand } from '../helpers/run-admin-command.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerAdminCommands } from '../../src/cli/admin-commands.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/types.js';
 import { startFakeTelegramBotApi, type BotApiCall, type FakeTelegramBotApi } from '../helpers/fake-telegram-bot-api.js';
 import { startTestApp, type TestApp } from '../helpers/start-test-app.js';
@@ -361,29 +360,6 @@ describe('switchyard admin link-code', () => {
   });
   afterAll(async () => h?.close());
 
-  /** Runs `switchyard admin …` in this process (no build step) and returns its JSON output. */
-  async function runAdminCommand(args: string[], env: Record<string, string>): Promise<any> {
-    const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-    Object.assign(process.env, env);
-    const output: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      output.push(String(chunk));
-      return true;
-    });
-    try {
-      const program = new Command('switchyard').exitOverride();
-      registerAdminCommands(program);
-      await program.parseAsync(['node', 'switchyard', 'admin', ...args]);
-    } finally {
-      write.mockRestore();
-      for (const [name, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    }
-    expect(process.exitCode ?? 0).toBe(0);
-    return JSON.parse(output.join(''));
-  }
 
   it('prints a code and deep link that the bot then redeems, and a new code replaces the old one', async () => {
     const accountId = await h.createAccount('cli');

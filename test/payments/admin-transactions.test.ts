@@ -1,31 +1,10 @@
+import { runAdminCommand } from '../helpers/run-admin-command.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerAdminCommands } from '../../src/cli/admin-commands.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/start-test-app.js';
 
-/** Runs `switchyard admin …` in this process against `databaseUrl`, and answers its JSON output. */
-async function runAdminCommand(args: string[], databaseUrl: string): Promise<any> {
-  const saved = process.env.DATABASE_URL;
-  process.env.DATABASE_URL = databaseUrl;
-  const output: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    output.push(String(chunk));
-    return true;
-  });
-  try {
-    const program = new Command('switchyard').exitOverride();
-    registerAdminCommands(program);
-    await program.parseAsync(['node', 'switchyard', 'admin', ...args]);
-  } finally {
-    write.mockRestore();
-    if (saved === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = saved;
-  }
-  return JSON.parse(output.join(''));
-}
 
 /**
  * Contract §7, the operator console's "payments and refunds per account": the operator reads one
@@ -76,15 +55,15 @@ describe("the operator reads an account's transactions", () => {
   it('switchyard admin audit prints what GET /admin/accounts/{id}/audit answers, filtered alike', async () => {
     const api = (await call('GET', `/admin/accounts/${accountId}/audit`, test.adminToken)).json() as { data: Array<{ action: string }> };
     expect(api.data.map((entry) => entry.action)).toEqual(expect.arrayContaining(['money.grant', 'money.redemption', 'key.create']));
-    expect(await runAdminCommand(['audit', accountId], databaseUrl)).toEqual(api);
+    expect(await runAdminCommand(['audit', accountId], { DATABASE_URL: databaseUrl })).toEqual(api);
     const money = (await call('GET', `/admin/accounts/${accountId}/audit?action=money`, test.adminToken)).json();
-    expect(await runAdminCommand(['audit', accountId, '--action', 'money'], databaseUrl)).toEqual(money);
+    expect(await runAdminCommand(['audit', accountId, '--action', 'money'], { DATABASE_URL: databaseUrl })).toEqual(money);
   });
 
   it('switchyard admin transactions prints the same list', async () => {
     const api = (await call('GET', `/admin/accounts/${accountId}/transactions`, test.adminToken)).json();
-    expect(await runAdminCommand(['transactions', accountId], databaseUrl)).toEqual(api);
-    const page = await runAdminCommand(['transactions', accountId, '--limit', '1'], databaseUrl);
+    expect(await runAdminCommand(['transactions', accountId], { DATABASE_URL: databaseUrl })).toEqual(api);
+    const page = await runAdminCommand(['transactions', accountId, '--limit', '1'], { DATABASE_URL: databaseUrl });
     expect(page.data).toEqual(api.data.slice(0, 1));
     expect(page.next_cursor).toBe(api.data[0].id);
   });

@@ -1,35 +1,11 @@
+import { runAdminCommand } from '../helpers/run-admin-command.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerAdminCommands } from '../../src/cli/admin-commands.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCatalogYaml } from '../helpers/test-config.js';
 import { botToken, startPeopleHarness, type PeopleHarness } from './people-harness.js';
 
-/** Runs `switchyard admin …` in this process with `env` set, and answers its JSON output. */
-async function runAdminCommand(args: string[], env: Record<string, string>): Promise<any> {
-  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, env);
-  const output: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    output.push(String(chunk));
-    return true;
-  });
-  try {
-    const program = new Command('switchyard').exitOverride();
-    registerAdminCommands(program);
-    await program.parseAsync(['node', 'switchyard', 'admin', ...args]);
-  } finally {
-    write.mockRestore();
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-  expect(process.exitCode ?? 0).toBe(0);
-  return JSON.parse(output.join(''));
-}
 
 describe('the operator sees users and the sign-in settings (admin API and CLI alike)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-people-'));

@@ -1,3 +1,4 @@
+import { runAdminCommand } from '../helpers/run-admin-command.js';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,27 +21,7 @@ describe('switchyard admin redemption-codes', () => {
   });
   afterAll(async () => test?.close());
 
-  /** Runs `switchyard admin …` (no build step) and returns its JSON output. */
-  async function runAdmin(args: string[]): Promise<any> {
-    const saved = process.env.DATABASE_URL;
-    process.env.DATABASE_URL = databaseUrl;
-    const output: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      output.push(String(chunk));
-      return true;
-    });
-    try {
-      const program = new Command('switchyard').exitOverride();
-      registerRedemptionCommands(registerAdminCommands(program));
-      await program.parseAsync(['node', 'switchyard', 'admin', ...args]);
-    } finally {
-      write.mockRestore();
-      if (saved === undefined) delete process.env.DATABASE_URL;
-      else process.env.DATABASE_URL = saved;
-    }
-    expect(process.exitCode ?? 0).toBe(0);
-    return JSON.parse(output.join(''));
-  }
+  const runAdmin = (args: string[]) => runAdminCommand(args, { DATABASE_URL: databaseUrl });
 
   const redeem = (key: string, code: string) =>
     test.app.inject({ method: 'POST', url: '/v1/credits/redeem', headers: { authorization: `Bearer ${key}` }, payload: { code } });
