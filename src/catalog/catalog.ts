@@ -22,6 +22,9 @@ export function apiEndpointsOf(model: ModelConfig): ApiEndpoint[] {
   if (model.outputModalities.includes('image')) endpoints.push('images');
   if (model.outputModalities.includes('audio')) endpoints.push('speech');
   if (model.outputModalities.includes('video')) endpoints.push('videos');
+  if (model.outputModalities.includes('embeddings')) endpoints.push('embeddings');
+  if (model.outputModalities.includes('rerank')) endpoints.push('rerank');
+  if (model.outputModalities.includes('moderation')) endpoints.push('moderations');
   return endpoints;
 }
 

@@ -21,6 +21,7 @@ const PricingSchema = Type.Object(
     image: Type.Optional(Price),
     video_second: Type.Optional(Price),
     characters: Type.Optional(Price),
+    search: Type.Optional(Price),
   },
   { additionalProperties: false },
 );
@@ -45,9 +46,18 @@ const InputModality = Type.Union(
   [Type.Literal('text'), Type.Literal('image'), Type.Literal('audio'), Type.Literal('video'), Type.Literal('file')],
   { description: 'one of text, image, audio, video, file' },
 );
-const OutputModality = Type.Union([Type.Literal('text'), Type.Literal('image'), Type.Literal('audio'), Type.Literal('video')], {
-  description: 'one of text, image, audio, video',
-});
+const OutputModality = Type.Union(
+  [
+    Type.Literal('text'),
+    Type.Literal('image'),
+    Type.Literal('audio'),
+    Type.Literal('video'),
+    Type.Literal('embeddings'),
+    Type.Literal('rerank'),
+    Type.Literal('moderation'),
+  ],
+  { description: 'one of text, image, audio, video, embeddings, rerank, moderation' },
+);
 
 const ModelSchema = Type.Object(
   {
@@ -73,6 +83,20 @@ const ModelSchema = Type.Object(
     aspect_ratios: Type.Optional(Type.Array(Type.String())),
     qualities: Type.Optional(Type.Array(Type.String())),
     max_images: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    embedding: Type.Optional(
+      Type.Object(
+        {
+          dimensions: Type.Integer({ minimum: 1, maximum: 65_536, description: 'the size of the vectors the model answers by default' }),
+          output_dimensions: Type.Optional(
+            Type.Union([Type.Literal('any'), Type.Array(Type.Integer({ minimum: 1, maximum: 65_536 }))], {
+              description: "'any' (shortened to any size up to dimensions) or the sizes a request may ask for",
+            }),
+          ),
+          max_input_tokens: Type.Optional(PositiveInteger),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -182,6 +182,13 @@ function normalizeModel(
     aspectRatios: entry.aspect_ratios ?? [],
     qualities: entry.qualities ?? [],
     maxImages: entry.max_images ?? defaultMediaConfig.maxImages,
+    ...(entry.embedding && {
+      embedding: {
+        dimensions: entry.embedding.dimensions,
+        outputDimensions: entry.embedding.output_dimensions ?? [],
+        maxInputTokens: entry.embedding.max_input_tokens ?? null,
+      },
+    }),
   };
 }
 
@@ -195,6 +202,7 @@ const pricingKeys = {
   image: 'image',
   video_second: 'videoSecond',
   characters: 'characters',
+  search: 'search',
 } as const;
 
 function normalizePricing(endpoint: EndpointEntry, path: string, fail: (path: string, expected: string) => never): EndpointPricing {

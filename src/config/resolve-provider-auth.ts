@@ -12,6 +12,12 @@ const keyPlacement: Record<ProviderApi, (key: string) => ProviderAuth> = {
   // A Bedrock API key is a bearer token: https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html
   bedrock: (token) => ({ kind: 'bearer', token }),
   fal: (key) => ({ kind: 'api-key-header', header: 'authorization', scheme: 'Key', key }),
+  // https://docs.cohere.com/reference/embed (Authorization: Bearer)
+  cohere: (token) => ({ kind: 'bearer', token }),
+  // https://docs.voyageai.com/reference/embeddings-api (Authorization: Bearer)
+  voyage: (token) => ({ kind: 'bearer', token }),
+  // https://jina.ai/embeddings/ (Authorization: Bearer)
+  jina: (token) => ({ kind: 'bearer', token }),
 };
 
 /** Where each cloud expects the API key of the protocol it hosts. */

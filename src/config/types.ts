@@ -128,11 +128,13 @@ export interface EndpointPricing {
   videoSecond?: bigint;
   /** Per 1M input characters (speech). */
   characters?: bigint;
+  /** Per search (rerank: one query over up to the provider's documents per search unit), in nano-USD. */
+  search?: bigint;
 }
 
-export type OutputModality = 'text' | 'image' | 'audio' | 'video';
+export type OutputModality = 'text' | 'image' | 'audio' | 'video' | 'embeddings' | 'rerank' | 'moderation';
 export type InputModality = 'text' | 'image' | 'audio' | 'video' | 'file';
-export type ApiEndpoint = 'chat' | 'responses' | 'messages' | 'speech' | 'images' | 'videos';
+export type ApiEndpoint = 'chat' | 'responses' | 'messages' | 'speech' | 'images' | 'videos' | 'embeddings' | 'rerank' | 'moderations';
 
 export interface ModelEndpointConfig {
   provider: string;
@@ -171,6 +173,21 @@ export interface ModelConfig {
   qualities?: string[];
   /** Image models: the largest `n` per request (default 10). */
   maxImages?: number;
+  /** Embedding models: the vector's size and what `dimensions` may ask for. */
+  embedding?: EmbeddingModelConfig;
+}
+
+export interface EmbeddingModelConfig {
+  /** The size of the vectors the model answers when `dimensions` is not given. */
+  dimensions: number;
+  /**
+   * The `dimensions` a request may ask for: `'any'` (any size from 1 to `dimensions`, for models
+   * trained to be shortened: OpenAI's text-embedding-3, Gemini's), a list of sizes, or empty
+   * (only the native size).
+   */
+  outputDimensions: 'any' | number[];
+  /** The most tokens one input may have; null when the catalog does not say. */
+  maxInputTokens: number | null;
 }
 
 export interface LimitsConfig {

@@ -1,4 +1,5 @@
 import type { ImageAdapter, SpeechAdapter } from './media-adapter.js';
+import type { EmbeddingAdapter, ModerationAdapter, RerankAdapter } from './retrieval-adapter.js';
 import type { ProviderApi, TextProviderApi, protocolDescriptors } from '../core/protocol-descriptor.js';
 import type { TextProviderAdapter } from './provider-adapter.js';
 import type { VideoProviderAdapter } from './video-adapter.js';
@@ -15,7 +16,7 @@ import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
 
 /** The protocols of `core/protocol-descriptor.ts` that can serve `capability`. */
-type Serving<Capability extends 'speech' | 'images' | 'video'> = {
+type Serving<Capability extends 'speech' | 'images' | 'video' | 'embeddings' | 'rerank' | 'moderations'> = {
   [Api in ProviderApi]: (typeof protocolDescriptors)[Api][Capability] extends true ? Api : never;
 }[ProviderApi];
 
@@ -28,3 +29,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = {};
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
+export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};

@@ -76,7 +76,7 @@ export function selectCandidates(input: SelectionInput): Candidate[] {
     }
   }
   if (candidates.length > 0) return candidates;
-  const apiName = { chat: '/chat/completions', responses: '/responses', messages: '/messages', speech: '/audio/speech', images: '/images', videos: '/videos' }[input.api];
+  const apiName = { chat: '/chat/completions', responses: '/responses', messages: '/messages', speech: '/audio/speech', images: '/images', videos: '/videos', embeddings: '/embeddings', rerank: '/rerank', moderations: '/moderations' }[input.api];
   if (excludedByKeyPrice) {
     throw new GatewayError('no_available_provider', `No provider for model '${route.model}' is within this key's max price; the key's max price excluded every endpoint`, {
       metadata: { reason: 'key_max_price' },
@@ -152,8 +152,8 @@ function orderEndpoints(
 }
 
 function sortMetric(sort: ProviderPreferences['sort'], health: EndpointHealth): (a: ModelEndpointConfig, b: ModelEndpointConfig) => number {
-  // Media endpoints price per unit (image, character, second) with zero token prices: those break the tie.
-  const unitPrice = (endpoint: ModelEndpointConfig) => (endpoint.pricing.image ?? 0n) + (endpoint.pricing.characters ?? 0n) + (endpoint.pricing.videoSecond ?? 0n);
+  // Media endpoints price per unit (image, character, second, search) with zero token prices: those break the tie.
+  const unitPrice = (endpoint: ModelEndpointConfig) => (endpoint.pricing.image ?? 0n) + (endpoint.pricing.characters ?? 0n) + (endpoint.pricing.videoSecond ?? 0n) + (endpoint.pricing.search ?? 0n);
   const byPrice = (a: ModelEndpointConfig, b: ModelEndpointConfig) =>
     compareBigInt(a.pricing.prompt + a.pricing.completion, b.pricing.prompt + b.pricing.completion) || compareBigInt(unitPrice(a), unitPrice(b));
   if (sort === 'latency') {

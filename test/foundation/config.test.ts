@@ -74,7 +74,7 @@ describe('config loading', () => {
   });
 
   it('refuses a wrong wire protocol naming the allowed ones', () => {
-    const message = loadError(testCatalogYaml.replace('api: anthropic', 'api: cohere'));
+    const message = loadError(testCatalogYaml.replace('api: anthropic', 'api: palm'));
     expect(message).toContain('providers[1].api');
     expect(message).toContain('openai, anthropic, gemini');
   });

@@ -9,7 +9,7 @@ import { encodeModel, encodePricing } from './encode-model.js';
 const ModelFilters = Type.Object(
   {
     author: Type.Optional(Type.String()),
-    output_modalities: Type.Optional(Type.String({ description: 'comma-separated: text, image, audio, video, or all' })),
+    output_modalities: Type.Optional(Type.String({ description: 'comma-separated: text, image, audio, video, embeddings, rerank, moderation, or all' })),
     free: Type.Optional(Type.Boolean()),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     cursor: Type.Optional(Type.String()),
