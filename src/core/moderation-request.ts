@@ -3,6 +3,12 @@ export type ModerationInput = { type: 'text'; text: string } | { type: 'image_ur
 
 export interface ModerationRequest {
   inputs: ModerationInput[];
+  /**
+   * True when the inputs are the parts of one multi-modal input (OpenAI's array of `{type}`
+   * objects), answered with one result; otherwise each input is a text answered with its own
+   * result (a string, or an array of strings).
+   */
+  multimodal?: boolean;
 }
 
 /** OpenAI's per-input result object, carried as the provider answered it (the fields are OpenAI's own). */

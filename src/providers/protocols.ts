@@ -10,6 +10,7 @@ import { geminiSpeechAdapter } from './gemini/create-speech.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
 import { geminiImageAdapter } from './gemini/generate-images.js';
 import { veoVideosAdapter } from './gemini/veo-adapter.js';
+import { openaiModerationAdapter } from './openai/create-moderation.js';
 import { openaiSpeechAdapter } from './openai/create-speech.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
@@ -31,4 +32,4 @@ export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: 
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
 export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = {};
 export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
-export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};
+export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = { openai: openaiModerationAdapter };
