@@ -10,6 +10,7 @@ import { azureOpenaiProtocol } from './azure-openai-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
 import { readRawBody } from './read-body.js';
 import { answerOpenAiImages, answerGeminiImage } from './simulate-images.js';
+import { answerOpenAiModerations } from './simulate-openai-moderations.js';
 import { answerGeminiSpeech, answerOpenAiSpeech, textOf } from './simulate-speech.js';
 import type { StatsRecorder } from './stats.js';
 import { trackRequest } from './track-request.js';
@@ -65,6 +66,7 @@ export async function handleMediaRequest(request: IncomingMessage, response: Ser
 
   let problem: string | undefined;
   if (route.kind === 'openai-speech') problem = answerOpenAiSpeech(response, json);
+  else if (route.kind === 'openai-moderations') problem = answerOpenAiModerations(response, json, sequence);
   else if (route.kind === 'openai-images') problem = await answerOpenAiImages(response, route.operation, body, contentType);
   else if (route.kind === 'gemini-speech') problem = answerGeminiSpeech(response, json, route.model);
   else if (route.kind === 'gemini-image') problem = answerGeminiImage(response, json, route.model);
