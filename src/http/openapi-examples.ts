@@ -56,5 +56,13 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
   }),
   'POST /v1/videos': withBodyExample('Create a video task', { model: 'openai/sora-2', prompt: 'A cat on a skateboard', seconds: 4 }),
   'POST /v1/audio/speech': withBodyExample('Speech synthesis: the whole audio file', { model: 'openai/gpt-4o-mini-tts', input: 'Hello', voice: 'alloy' }),
+  'POST /v1/moderations': withBodyExample(
+    "Moderations (OpenAI's shape) over the catalog's moderation models; model defaults to openai/omni-moderation-latest",
+    { model: 'openai/omni-moderation-latest', input: [{ type: 'text', text: 'Is this fine?' }, { type: 'image_url', image_url: { url: 'https://example.com/photo.jpg' } }] },
+    ok('One result per string, or one for a list of parts', {
+      id: 'req_01J…', model: 'openai/omni-moderation-latest',
+      results: [{ flagged: false, categories: { violence: false }, category_scores: { violence: 0.0004 }, category_applied_input_types: { violence: ['text', 'image'] } }],
+    }),
+  ),
   'POST /v1/images/generations': withBodyExample('Image generation', { model: 'openai/gpt-image-1', prompt: 'A red bicycle', n: 1 }),
 };

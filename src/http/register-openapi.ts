@@ -16,6 +16,8 @@ function tagOf(url: string): string {
   if (url.startsWith('/v1beta/') || url === '/v1/models/*') return 'generation';
   const segment = url.split('/')[2] ?? '';
   if (['chat', 'responses', 'messages'].includes(segment)) return 'generation';
+  // Paid calls on a model that answer no text: embeddings, rerank and moderations.
+  if (['embeddings', 'rerank', 'moderations'].includes(segment)) return 'generation';
   if (['audio', 'images', 'media', 'videos'].includes(segment)) return 'media';
   if (['models', 'model-authors', 'providers'].includes(segment)) return 'catalog';
   return 'account';

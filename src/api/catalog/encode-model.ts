@@ -52,10 +52,15 @@ function cheapestEndpoint(catalog: Catalog, model: ModelConfig): ModelConfig['en
 }
 
 function priceRank(pricing: EndpointPricing): bigint {
-  return pricing.prompt + pricing.completion + (pricing.image ?? 0n) + (pricing.videoSecond ?? 0n) + (pricing.characters ?? 0n);
+  return pricing.prompt + pricing.completion + (pricing.image ?? 0n) + (pricing.videoSecond ?? 0n) + (pricing.characters ?? 0n) + (pricing.search ?? 0n);
 }
 
-/** Per-token prices as decimal strings; per-unit prices (request, image, second) likewise. */
+/**
+ * Per-token prices as decimal strings; per-unit prices (request, image, second, search) likewise.
+ * Embedding and moderation models price `prompt` (per input token, as OpenRouter lists
+ * embeddings); rerank models `search` (USD per search, a query over up to the provider's
+ * documents per search unit) or `prompt`.
+ */
 export function encodePricing(pricing: EndpointPricing): Record<string, string> {
   const perUnit = (nano: bigint) => formatScaled(nano, 9);
   const encoded: Record<string, string> = {
@@ -70,5 +75,6 @@ export function encodePricing(pricing: EndpointPricing): Record<string, string> 
   if (pricing.cacheWrite !== undefined) encoded.input_cache_write = perMillionNanoToUnitUsd(pricing.cacheWrite);
   if (pricing.videoSecond !== undefined) encoded.video_second = perUnit(pricing.videoSecond);
   if (pricing.characters !== undefined) encoded.character = perMillionNanoToUnitUsd(pricing.characters);
+  if (pricing.search !== undefined) encoded.search = perUnit(pricing.search);
   return encoded;
 }
