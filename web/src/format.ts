@@ -12,12 +12,21 @@ export function formatInteger(value: number | null | undefined): string {
 
 /** The catalog's per-token decimal string as USD per 1M tokens, in decimal arithmetic (no float drift). */
 export function perMillion(perToken: string | undefined): string {
-  if (perToken === undefined) return '—';
-  const [whole, fraction = ''] = perToken.split('.');
-  const shifted = `${whole}${fraction.padEnd(6, '0')}`;
-  const integer = shifted.slice(0, whole.length + 6).replace(/^0+(?=\d)/, '');
-  const rest = fraction.slice(6).replace(/0+$/, '');
-  return `$${integer}${rest ? `.${rest}` : ''}`;
+  return perToken === undefined ? '—' : `$${shiftDecimal(perToken, 6)}`;
+}
+
+/** A per-unit decimal string (a search) as USD per 1,000 units, in decimal arithmetic. */
+export function perThousand(perUnit: string | undefined): string {
+  return perUnit === undefined ? '—' : `$${shiftDecimal(perUnit, 3)}`;
+}
+
+/** `value` × 10^places, on the decimal string itself. */
+function shiftDecimal(value: string, places: number): string {
+  const [whole, fraction = ''] = value.split('.');
+  const shifted = `${whole}${fraction.padEnd(places, '0')}`;
+  const integer = shifted.slice(0, whole.length + places).replace(/^0+(?=\d)/, '');
+  const rest = fraction.slice(places).replace(/0+$/, '');
+  return `${integer}${rest ? `.${rest}` : ''}`;
 }
 
 export function formatTime(iso: string | null | undefined): string {
