@@ -25,7 +25,7 @@ export interface MediaSimulatorState {
 }
 
 /**
- * Answers one speech or image request. OpenAI and Gemini media requests count in the stats of
+ * Answers one speech, image or moderation request. OpenAI and Gemini media requests count in the stats of
  * their protocol and take fault rules (`status`, `retry_after`, `latency`) like text requests;
  * a `[[sim:status=N]]` directive in the prompt or input answers that status too.
  */
