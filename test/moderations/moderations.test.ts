@@ -162,6 +162,14 @@ for (const database of testDatabases()) {
       expect(after).toEqual(before);
     });
 
+    it('never routes a moderation to Azure OpenAI, which has no moderations API', async () => {
+      const { response } = await client.moderations.create({ input: 'hello', provider: { order: ['sim-azure'] } } as never).withResponse();
+      expect(response.headers.get('x-switchyard-provider')).toBe('sim-openai');
+      const refused = await sendJson(gateway, gateway.key, 'POST', '/v1/moderations', { model: 'sim/azure-only-moderation', input: 'hello' });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("has no provider that can moderate");
+    });
+
     it('moderates text on a text-only moderation model (text-moderation answers no applied input types)', async () => {
       const moderation = await client.moderations.create({ model: 'sim/text-moderation', input: 'They hate it.' });
       expect(moderation.model).toBe('sim/text-moderation');
