@@ -13,10 +13,11 @@ const tokensPerChunk = 500;
 const defaultMaxTokensPerDocument = 4096;
 
 /**
- * The most a rerank request can be billed, before any provider is called: the reservation. Tokens
- * are the gateway's generous estimate (one per 3 UTF-8 bytes, as `billing/estimate-tokens.ts`,
- * never fewer than one); the query is counted once per document, as token-priced rerankers
- * (Voyage, Jina) bill it. Searches follow Cohere's chunking rule over those tokens.
+ * The most a rerank request can be billed, before any provider is called: the reservation. A
+ * text's tokens are at most its UTF-8 bytes (byte-level BPE never makes more; the embeddings
+ * reservation counts the same way) plus a framing token; the query is counted once per document,
+ * as token-priced rerankers (Voyage, Jina) bill it. Searches follow Cohere's chunking rule over
+ * those counts, so they are at least what Cohere bills.
  */
 export function estimateRerankUnits(request: RerankRequest): RerankUnits {
   const queryTokens = estimateTextTokens(request.query);
@@ -31,7 +32,7 @@ export function estimateRerankUnits(request: RerankRequest): RerankUnits {
   return { searches: Math.max(1, Math.ceil(chunks / documentsPerSearch)), tokens };
 }
 
-/** Generous: one token per 3 UTF-8 bytes, plus one (a tokenizer's framing token). */
+/** At most one token per UTF-8 byte, plus one (a tokenizer's framing token). */
 export function estimateTextTokens(text: string): number {
-  return Math.ceil(Buffer.byteLength(text) / 3) + 1;
+  return Buffer.byteLength(text) + 1;
 }
