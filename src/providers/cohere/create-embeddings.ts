@@ -39,9 +39,8 @@ function takesOutputDimension(providerModel: string): boolean {
 export const cohereEmbeddingAdapter: EmbeddingAdapter = {
   api: 'cohere',
   maxInputsPerCall: () => maxTextsPerCall,
-  incapability(request, providerModel) {
+  incapability(request) {
     if (request.inputs.some((input) => typeof input !== 'string')) return { field: 'input', reason: 'must be text for Cohere models (Cohere takes no token arrays)' };
-    if (request.dimensions !== undefined && !takesOutputDimension(providerModel)) return { field: 'dimensions', reason: `is not supported by ${providerModel}` };
     return undefined;
   },
   async embed(request, context) {
@@ -52,7 +51,9 @@ export const cohereEmbeddingAdapter: EmbeddingAdapter = {
       input_type: inputTypes[request.task ?? 'retrieval_document'],
       embedding_types: ['float'],
     };
-    if (request.dimensions !== undefined) body.output_dimension = request.dimensions;
+    // The catalog's `embedding.output_dimensions` decides which sizes a model takes (routing refuses
+    // the others); an earlier model answers only its own size, which then is the size asked for.
+    if (request.dimensions !== undefined && takesOutputDimension(context.providerModel)) body.output_dimension = request.dimensions;
     const answer = await postCohere<CohereEmbedResponse>(context, 'embed', body);
     const vectors = answer.embeddings?.float;
     if (!Array.isArray(vectors) || vectors.length !== texts.length || !vectors.every((vector) => Array.isArray(vector) && vector.every((value) => typeof value === 'number'))) {
