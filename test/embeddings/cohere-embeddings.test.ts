@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createCohere } from '@ai-sdk/cohere';
+import { embedMany } from 'ai';
 import { CohereClientV2, CohereError } from 'cohere-ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -129,6 +131,18 @@ describe("cohere-ai's embed (CohereClientV2, POST /v2/embed) pointed at the gate
     expect((error as CohereError).statusCode).toBe(400);
     expect(JSON.stringify((error as CohereError).body)).toContain('embedding_types');
     expect(gateway.simulator.stats().protocols.cohere.requests).toBe(0);
+  });
+});
+
+describe("the AI SDK's embedMany over @ai-sdk/cohere pointed at the gateway's Cohere routes", () => {
+  it('embeds with its defaults (input_type search_query) and reads the billed tokens', async () => {
+    const cohere = createCohere({ baseURL: `${gateway.url}/v2`, apiKey: gateway.key });
+    const values = ['sunny day at the beach', 'rainy day in the city'];
+    const { embeddings, usage } = await embedMany({ model: cohere.embedding('cohere/embed-english-v3.0'), values });
+    expect(embeddings).toHaveLength(2);
+    for (const vector of embeddings) expect(vector).toHaveLength(1024);
+    expect(usage.tokens).toBe(10);
+    expect(gateway.simulator.lastRequest('cohere')!.body).toMatchObject({ model: 'embed-english-v3.0', texts: values, input_type: 'search_query' });
   });
 });
 
