@@ -46,6 +46,11 @@ models:
 }
 
 /** The gateway over real HTTP with the simulator (key `sim-key`) as Cohere. */
-export function startCohereGateway(options: { credits?: number; searchPrice?: string } = {}): Promise<SimulatedGateway> {
-  return startSimulatedGateway({ simulator: { apiKey: 'sim-key' }, credits: options.credits, catalogYaml: (url) => cohereCatalogYaml(url, { searchPrice: options.searchPrice }) });
+export function startCohereGateway(options: { credits?: number; searchPrice?: string; databaseUrl?: string } = {}): Promise<SimulatedGateway> {
+  return startSimulatedGateway({
+    simulator: { apiKey: 'sim-key' },
+    databaseUrl: options.databaseUrl,
+    credits: options.credits,
+    catalogYaml: (url) => cohereCatalogYaml(url, { searchPrice: options.searchPrice }),
+  });
 }
