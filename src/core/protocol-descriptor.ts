@@ -9,14 +9,14 @@
  * without loading any adapter (the adapters, which carry behaviour, stay in `providers/`).
  */
 export const protocolDescriptors = {
-  openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true, embeddings: false, rerank: false, moderations: true },
+  openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true, embeddings: true, rerank: false, moderations: true },
   anthropic: { name: 'Anthropic Messages', text: true, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
   gemini: { name: 'Google Gemini generateContent', text: true, speech: true, images: true, video: true, embeddings: false, rerank: false, moderations: false },
   bedrock: { name: 'AWS Bedrock Converse', text: true, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
   fal: { name: "fal.ai's queue API", text: false, speech: false, images: true, video: false, embeddings: false, rerank: false, moderations: false },
   // Retrieval vendors: embeddings and rerank only (https://docs.cohere.com/reference/embed,
   // https://docs.voyageai.com/reference/embeddings-api, https://jina.ai/reranker/).
-  cohere: { name: "Cohere's v2 API (embed, rerank)", text: false, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
+  cohere: { name: "Cohere's v2 API (embed, rerank)", text: false, speech: false, images: false, video: false, embeddings: true, rerank: true, moderations: false },
   voyage: { name: "Voyage AI's API (embeddings, rerank)", text: false, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
   jina: { name: "Jina AI's API (embeddings, rerank)", text: false, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
 } as const;

@@ -11,10 +11,13 @@ import { geminiAdapter } from './gemini/gemini-adapter.js';
 import { geminiImageAdapter } from './gemini/generate-images.js';
 import { veoVideosAdapter } from './gemini/veo-adapter.js';
 import { openaiModerationAdapter } from './openai/create-moderation.js';
+import { openaiEmbeddingAdapter } from './openai/create-embeddings.js';
 import { openaiSpeechAdapter } from './openai/create-speech.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
+import { cohereEmbeddingAdapter } from './cohere/create-embeddings.js';
+import { cohereRerankAdapter } from './cohere/rerank-documents.js';
 
 /** The protocols of `core/protocol-descriptor.ts` that can serve `capability`. */
 type Serving<Capability extends 'speech' | 'images' | 'video' | 'embeddings' | 'rerank' | 'moderations'> = {
@@ -30,6 +33,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = {};
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, cohere: cohereEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { cohere: cohereRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = { openai: openaiModerationAdapter };
