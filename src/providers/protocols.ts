@@ -14,6 +14,10 @@ import { openaiSpeechAdapter } from './openai/create-speech.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
+import { jinaEmbeddingAdapter } from './jina/create-embeddings.js';
+import { jinaRerankAdapter } from './jina/rerank-documents.js';
+import { voyageEmbeddingAdapter } from './voyage/create-embeddings.js';
+import { voyageRerankAdapter } from './voyage/rerank-documents.js';
 
 /** The protocols of `core/protocol-descriptor.ts` that can serve `capability`. */
 type Serving<Capability extends 'speech' | 'images' | 'video' | 'embeddings' | 'rerank' | 'moderations'> = {
@@ -29,6 +33,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = {};
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};
