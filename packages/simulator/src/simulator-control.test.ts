@@ -76,6 +76,8 @@ describe('stats', () => {
         anthropic: { requests: 1, models: { b: 1 } },
         gemini: { requests: 1, models: { c: 1 } },
         bedrock: { requests: 0, models: {} },
+        voyage: { requests: 0, models: {} },
+        jina: { requests: 0, models: {} },
       },
       aborted: 1,
       open: 0,
