@@ -1,26 +1,24 @@
 import { startSimulator, type Simulator } from '@switchyard/simulator';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors/upstream-error.js';
 import { jinaEmbeddingAdapter } from '../../src/providers/jina/create-embeddings.js';
 import { embeddingAdapterOf } from '../../src/providers/retrieval-adapters.js';
 import { splitUnderTokenBound, voyageEmbeddingAdapter } from '../../src/providers/voyage/create-embeddings.js';
-import { retrievalCallContext } from '../helpers/retrieval-call-context.js';
+import { closeRetrievalDispatchers, retrievalCallContext } from '../helpers/retrieval-call-context.js';
 
 let simulator: Simulator;
-const dispatcher = new Agent();
 
 beforeAll(async () => {
   simulator = await startSimulator({ apiKey: 'sim-key' });
 });
 afterAll(async () => {
   await simulator.close();
-  await dispatcher.close();
+  await closeRetrievalDispatchers();
 });
 beforeEach(() => simulator.reset());
 
-const voyage = (model = 'voyage-3.5', token?: string) => retrievalCallContext('voyage', simulator.baseUrls.voyage, model, dispatcher, token);
-const jina = (model = 'jina-embeddings-v3', token?: string) => retrievalCallContext('jina', simulator.baseUrls.jina, model, dispatcher, token);
+const voyage = (model = 'voyage-3.5', token?: string) => retrievalCallContext('voyage', simulator.baseUrls.voyage, model, token);
+const jina = (model = 'jina-embeddings-v3', token?: string) => retrievalCallContext('jina', simulator.baseUrls.jina, model, token);
 
 describe('voyage embeddings adapter', () => {
   it('is registered for the voyage protocol', () => {
