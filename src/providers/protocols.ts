@@ -15,6 +15,8 @@ import { openaiSpeechAdapter } from './openai/create-speech.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
+import { cohereEmbeddingAdapter } from './cohere/create-embeddings.js';
+import { cohereRerankAdapter } from './cohere/rerank-documents.js';
 import { jinaEmbeddingAdapter } from './jina/create-embeddings.js';
 import { jinaRerankAdapter } from './jina/rerank-documents.js';
 import { voyageEmbeddingAdapter } from './voyage/create-embeddings.js';
@@ -34,6 +36,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, cohere: cohereEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { cohere: cohereRerankAdapter, voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};

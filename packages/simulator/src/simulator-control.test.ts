@@ -78,6 +78,7 @@ describe('stats', () => {
         bedrock: { requests: 0, models: {} },
         voyage: { requests: 0, models: {} },
         jina: { requests: 0, models: {} },
+        cohere: { requests: 0, models: {} },
       },
       aborted: 1,
       open: 0,
