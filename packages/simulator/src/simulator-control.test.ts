@@ -131,9 +131,9 @@ describe('pacing and lifecycle', () => {
 
   it('answers unknown paths with a JSON 404', async () => {
     const simulator = await start();
-    const response = await fetch(`${simulator.url}/openai/v1/embeddings`, { method: 'POST', body: '{}' });
+    const response = await fetch(`${simulator.url}/openai/v1/no-such-operation`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: { message: 'no simulator route for POST /openai/v1/embeddings' } });
+    expect(await response.json()).toEqual({ error: { message: 'no simulator route for POST /openai/v1/no-such-operation' } });
   });
 });
 
