@@ -18,6 +18,10 @@ import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
 import { cohereEmbeddingAdapter } from './cohere/create-embeddings.js';
 import { cohereRerankAdapter } from './cohere/rerank-documents.js';
+import { jinaEmbeddingAdapter } from './jina/create-embeddings.js';
+import { jinaRerankAdapter } from './jina/rerank-documents.js';
+import { voyageEmbeddingAdapter } from './voyage/create-embeddings.js';
+import { voyageRerankAdapter } from './voyage/rerank-documents.js';
 
 /** The protocols of `core/protocol-descriptor.ts` that can serve `capability`. */
 type Serving<Capability extends 'speech' | 'images' | 'video' | 'embeddings' | 'rerank' | 'moderations'> = {
@@ -33,6 +37,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, cohere: cohereEmbeddingAdapter };
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { cohere: cohereRerankAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, cohere: cohereEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { cohere: cohereRerankAdapter, voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = { openai: openaiModerationAdapter };

@@ -76,6 +76,8 @@ describe('stats', () => {
         anthropic: { requests: 1, models: { b: 1 } },
         gemini: { requests: 1, models: { c: 1 } },
         bedrock: { requests: 0, models: {} },
+        voyage: { requests: 0, models: {} },
+        jina: { requests: 0, models: {} },
         cohere: { requests: 0, models: {} },
       },
       aborted: 1,
@@ -129,9 +131,9 @@ describe('pacing and lifecycle', () => {
 
   it('answers unknown paths with a JSON 404', async () => {
     const simulator = await start();
-    const response = await fetch(`${simulator.url}/openai/v1/embeddings`, { method: 'POST', body: '{}' });
+    const response = await fetch(`${simulator.url}/openai/v1/no-such-operation`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: { message: 'no simulator route for POST /openai/v1/embeddings' } });
+    expect(await response.json()).toEqual({ error: { message: 'no simulator route for POST /openai/v1/no-such-operation' } });
   });
 });
 

@@ -2,9 +2,9 @@ import type { FalStats } from './fal-jobs.js';
 import type { VideoStats } from './video-jobs.js';
 
 /** The wire protocols the simulator speaks. */
-export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere';
+export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere' | 'voyage' | 'jina';
 
-export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini', 'bedrock', 'cohere'];
+export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini', 'bedrock', 'cohere', 'voyage', 'jina'];
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */

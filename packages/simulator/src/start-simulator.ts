@@ -12,6 +12,7 @@ import { FalJobStore } from './fal-jobs.js';
 import { handleMediaRequest } from './handle-media-request.js';
 import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
 import { COHERE_PREFIX, handleCohereRequest } from './handle-cohere-request.js';
+import { handleRetrievalRequest, matchRetrievalRoute } from './handle-retrieval-request.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -83,6 +84,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
     const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
     if (request.method === 'POST' && pathname.startsWith(COHERE_PREFIX)) return handleCohereRequest(request, response, pathname.slice(COHERE_PREFIX.length), { ...mediaState, recordReceived, takeRecording });
+    const retrieval = matchRetrievalRoute(request.method ?? 'GET', pathname);
+    if (retrieval) return handleRetrievalRequest(request, response, retrieval, { ...mediaState, recordReceived });
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
@@ -121,7 +124,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 /** The base URL each vendor SDK expects, for a simulator at `url`. */
 export function simulatorBaseUrls(url: string): Record<SimulatorProtocol, string> {
-  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta`, bedrock: `${url}/bedrock`, cohere: `${url}/cohere` };
+  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta`, bedrock: `${url}/bedrock`, cohere: `${url}/cohere`, voyage: `${url}/voyage/v1`, jina: `${url}/jina/v1` };
 }
 
 function resolveSettings(options: SimulatorOptions): SimulatorSettings {

@@ -24,8 +24,9 @@ export const openaiMaxInputsPerCall = 2048;
  * for speech and images), also what OpenAI-compatible vendors (Mistral's `mistral-embed`, vLLM,
  * Ollama) answer. The vectors are asked for as floats, the default every compatible server
  * knows (`encoding_format: base64` is OpenAI's own); the gateway encodes base64 for its client
- * itself. Token-array inputs go through as they are. A server that reports no `usage` (some
- * compatible ones) is answered `estimated`: the caller counts the tokens.
+ * itself. Token-array inputs go through as they are. `user` is not sent: Mistral and other
+ * compatible servers refuse fields they do not know, and the request log keeps it. A server that
+ * reports no `usage` (some compatible ones) is answered `estimated`: the caller counts the tokens.
  */
 export const openaiEmbeddingAdapter: EmbeddingAdapter = {
   api: 'openai',
@@ -42,7 +43,6 @@ export const openaiEmbeddingAdapter: EmbeddingAdapter = {
 function embeddingsBody(request: EmbeddingRequest, context: CallContext): Record<string, unknown> {
   const body: Record<string, unknown> = { model: context.providerModel, input: request.inputs };
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
-  if (request.user !== undefined) body.user = request.user;
   return body;
 }
 
