@@ -5,6 +5,8 @@ import type { TextProviderAdapter } from './provider-adapter.js';
 import type { VideoProviderAdapter } from './video-adapter.js';
 import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
 import { bedrockAdapter } from './bedrock/bedrock-adapter.js';
+import { bedrockEmbeddingAdapter } from './bedrock/create-embeddings.js';
+import { bedrockRerankAdapter } from './bedrock/rerank-documents.js';
 import { falImageAdapter } from './fal/fal-image-adapter.js';
 import { geminiSpeechAdapter } from './gemini/create-speech.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
@@ -29,6 +31,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = {};
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { bedrock: bedrockEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { bedrock: bedrockRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};
