@@ -25,6 +25,7 @@ import { registerMessengerRoutes } from './api/messenger/routes.js';
 import { registerProviderRoutes } from './api/providers/routes.js';
 import { registerRedemptionRoutes } from './api/redemption/routes.js';
 import { registerRequestRoutes } from './api/requests/routes.js';
+import { registerRerankRoutes } from './api/rerank/routes.js';
 import { registerUsageRoutes } from './api/usage/routes.js';
 import { registerVideoRoutes } from './api/videos/routes.js';
 import { registerWebRoutes } from './api/web/routes.js';
@@ -150,6 +151,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerVideoRoutes(app, context);
   registerMediaRoutes(app, context);
   registerEmbeddingRoutes(app, context);
+  registerRerankRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
   registerPaymentWebhookRoutes(app, context);
   registerAuthRoutes(app, context);

@@ -16,7 +16,7 @@ export const protocolDescriptors = {
   fal: { name: "fal.ai's queue API", text: false, speech: false, images: true, video: false, embeddings: false, rerank: false, moderations: false },
   // Retrieval vendors: embeddings and rerank only (https://docs.cohere.com/reference/embed,
   // https://docs.voyageai.com/reference/embeddings-api, https://jina.ai/reranker/).
-  cohere: { name: "Cohere's v2 API (embed, rerank)", text: false, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
+  cohere: { name: "Cohere's v2 API (embed, rerank)", text: false, speech: false, images: false, video: false, embeddings: true, rerank: true, moderations: false },
   voyage: { name: "Voyage AI's API (embeddings, rerank)", text: false, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
   jina: { name: "Jina AI's API (embeddings, rerank)", text: false, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
 } as const;

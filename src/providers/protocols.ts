@@ -17,6 +17,8 @@ import { openaiSpeechAdapter } from './openai/create-speech.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
 import { openaiVideosAdapter } from './openai/videos-adapter.js';
+import { cohereEmbeddingAdapter } from './cohere/create-embeddings.js';
+import { cohereRerankAdapter } from './cohere/rerank-documents.js';
 
 /** The protocols of `core/protocol-descriptor.ts` that can serve `capability`. */
 type Serving<Capability extends 'speech' | 'images' | 'video' | 'embeddings' | 'rerank' | 'moderations'> = {
@@ -32,6 +34,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, bedrock: bedrockEmbeddingAdapter };
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { bedrock: bedrockRerankAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, bedrock: bedrockEmbeddingAdapter, cohere: cohereEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { bedrock: bedrockRerankAdapter, cohere: cohereRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};

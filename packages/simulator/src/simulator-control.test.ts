@@ -76,6 +76,7 @@ describe('stats', () => {
         anthropic: { requests: 1, models: { b: 1 } },
         gemini: { requests: 1, models: { c: 1 } },
         bedrock: { requests: 0, models: {} },
+        cohere: { requests: 0, models: {} },
       },
       aborted: 1,
       open: 0,

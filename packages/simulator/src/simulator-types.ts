@@ -2,9 +2,9 @@ import type { FalStats } from './fal-jobs.js';
 import type { VideoStats } from './video-jobs.js';
 
 /** The wire protocols the simulator speaks. */
-export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini' | 'bedrock';
+export type SimulatorProtocol = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'cohere';
 
-export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini', 'bedrock'];
+export const SIMULATOR_PROTOCOLS: readonly SimulatorProtocol[] = ['openai', 'anthropic', 'gemini', 'bedrock', 'cohere'];
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -132,7 +132,7 @@ export interface Simulator {
   /** http://HOST:PORT, without a trailing slash. */
   url: string;
   port: number;
-  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`, and `${url}/bedrock` for Bedrock (`/model/{id}/converse`, `/invoke`). */
+  /** The base URL to give each vendor SDK: `${url}/openai/v1`, `${url}/anthropic`, `${url}/gemini/v1beta`, `${url}/bedrock` for Bedrock (`/model/{id}/converse`, `/invoke`), and `${url}/cohere` for Cohere (`/v2/rerank`, `/v2/embed`). */
   baseUrls: Record<SimulatorProtocol, string>;
   close(): Promise<void>;
   stats(): SimulatorStats;

@@ -12,6 +12,7 @@ import { FalJobStore } from './fal-jobs.js';
 import { handleMediaRequest } from './handle-media-request.js';
 import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
 import { handleBedrockRetrievalRequest } from './simulate-bedrock-retrieval.js';
+import { COHERE_PREFIX, handleCohereRequest } from './handle-cohere-request.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -82,6 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const queryAt = url.indexOf('?');
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
     const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
+    if (request.method === 'POST' && pathname.startsWith(COHERE_PREFIX)) return handleCohereRequest(request, response, pathname.slice(COHERE_PREFIX.length), { ...mediaState, recordReceived, takeRecording });
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
@@ -121,7 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 /** The base URL each vendor SDK expects, for a simulator at `url`. */
 export function simulatorBaseUrls(url: string): Record<SimulatorProtocol, string> {
-  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta`, bedrock: `${url}/bedrock` };
+  return { openai: `${url}/openai/v1`, anthropic: `${url}/anthropic`, gemini: `${url}/gemini/v1beta`, bedrock: `${url}/bedrock`, cohere: `${url}/cohere` };
 }
 
 function resolveSettings(options: SimulatorOptions): SimulatorSettings {
