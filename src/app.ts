@@ -26,6 +26,7 @@ import { registerProviderRoutes } from './api/providers/routes.js';
 import { registerRedemptionRoutes } from './api/redemption/routes.js';
 import { registerRequestRoutes } from './api/requests/routes.js';
 import { registerRerankRoutes } from './api/rerank/routes.js';
+import { registerCohereEmbedRoutes } from './api/cohere/embed-routes.js';
 import { registerUsageRoutes } from './api/usage/routes.js';
 import { registerVideoRoutes } from './api/videos/routes.js';
 import { registerWebRoutes } from './api/web/routes.js';
@@ -152,6 +153,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerMediaRoutes(app, context);
   registerEmbeddingRoutes(app, context);
   registerRerankRoutes(app, context);
+  registerCohereEmbedRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
   registerPaymentWebhookRoutes(app, context);
   registerAuthRoutes(app, context);

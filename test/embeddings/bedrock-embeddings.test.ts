@@ -80,6 +80,8 @@ describe('Bedrock embeddings', () => {
     ['classification', 'classification'],
     ['clustering', 'clustering'],
     ['question_answering', 'search_query'],
+    ['fact_verification', 'search_query'],
+    ['semantic_similarity', 'clustering'],
   ] as const)('Cohere input_type for task %s is %s', async (task, inputType) => {
     await embed('api-key', 'cohere.embed-multilingual-v3', { inputs: ['x'], ...(task && { task }) });
     expect(received().body).toMatchObject({ input_type: inputType });

@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createCohere } from '@ai-sdk/cohere';
+import { embedMany } from 'ai';
+import { CohereClientV2, CohereError } from 'cohere-ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAccountMoney, sendJson, startCohereGateway } from '../helpers/cohere-gateway.js';
@@ -103,3 +106,43 @@ describe("the openai SDK's embeddings.create on a Cohere model (protocol cohere,
     expect((await readAccountMoney(gateway)).usage).toBe(before.usage);
   });
 });
+
+describe("cohere-ai's embed (CohereClientV2, POST /v2/embed) pointed at the gateway", () => {
+  it('answers float vectors and billed tokens in Cohere\'s shape, input_type and output_dimension passed through, charged exactly', async () => {
+    const cohere = new CohereClientV2({ token: gateway.key, environment: gateway.url });
+    const before = await readAccountMoney(gateway);
+    const texts = ['what is the capital of france', 'paris'];
+    const { data, rawResponse } = await cohere.embed({ model: 'cohere/embed-v4.0', texts, inputType: 'search_query', embeddingTypes: ['float'], outputDimension: 512 }).withRawResponse();
+    expect(data.embeddings.float).toHaveLength(2);
+    for (const vector of data.embeddings.float!) expect(vector).toHaveLength(512);
+    expect(data.texts).toEqual(texts);
+    // The simulator counts words: 6 + 1.
+    expect(data.meta?.billedUnits?.inputTokens).toBe(7);
+    expect(gateway.simulator.lastRequest('cohere')!.body).toEqual({ model: 'embed-v4.0', texts, input_type: 'search_query', embedding_types: ['float'], output_dimension: 512 });
+    const cost = (7n * embedV4PerMillion + 999_999n) / 1_000_000n;
+    expect(rawResponse.headers.get('x-switchyard-cost')).toBe(String(Number(cost) / 1e9));
+    expect((await readAccountMoney(gateway)).usage - before.usage).toBe(cost);
+  });
+
+  it('refuses embedding types other than float, naming the field, before any provider call', async () => {
+    const cohere = new CohereClientV2({ token: gateway.key, environment: gateway.url });
+    const error = await cohere.embed({ model: 'cohere/embed-v4.0', texts: ['a'], inputType: 'search_document', embeddingTypes: ['int8'] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CohereError);
+    expect((error as CohereError).statusCode).toBe(400);
+    expect(JSON.stringify((error as CohereError).body)).toContain('embedding_types');
+    expect(gateway.simulator.stats().protocols.cohere.requests).toBe(0);
+  });
+});
+
+describe("the AI SDK's embedMany over @ai-sdk/cohere pointed at the gateway's Cohere routes", () => {
+  it('embeds with its defaults (input_type search_query) and reads the billed tokens', async () => {
+    const cohere = createCohere({ baseURL: `${gateway.url}/v2`, apiKey: gateway.key });
+    const values = ['sunny day at the beach', 'rainy day in the city'];
+    const { embeddings, usage } = await embedMany({ model: cohere.embedding('cohere/embed-english-v3.0'), values });
+    expect(embeddings).toHaveLength(2);
+    for (const vector of embeddings) expect(vector).toHaveLength(1024);
+    expect(usage.tokens).toBe(10);
+    expect(gateway.simulator.lastRequest('cohere')!.body).toMatchObject({ model: 'embed-english-v3.0', texts: values, input_type: 'search_query' });
+  });
+});
+

@@ -40,7 +40,7 @@ describe('createFaultStore', () => {
   it('validates rules', () => {
     const store = createFaultStore();
     expect(() => store.add({ fault: { status: 500 }, times: 0 })).toThrow(/times/);
-    expect(() => store.add({ match: { protocol: 'cohere' as 'openai' }, fault: {} })).toThrow(/protocol/);
+    expect(() => store.add({ match: { protocol: 'mistral' as 'openai' }, fault: {} })).toThrow(/protocol/);
   });
 });
 

@@ -85,19 +85,22 @@ export function cohereEmbeddingBody(texts: string[], family: 'cohere-v3' | 'cohe
 }
 
 /**
- * Cohere's four input types: queries and documents for search, and the two whole-text uses.
- * Tasks Cohere has no type for go as the side of a search they are: a question or a code query
- * is a query; a text compared with others, or a claim checked against sources, is a document.
+ * Cohere's four input types, for the canonical task: the same choice as on Cohere's own API
+ * (`providers/cohere/create-embeddings.ts`), the models being the same. Symmetric similarity
+ * compares like with like, as clustering does; the question-style tasks embed a query; absent,
+ * a document. https://docs.cohere.com/docs/embeddings#the-input_type-parameter
  */
 export function cohereInputType(task: EmbeddingTask | undefined): 'search_query' | 'search_document' | 'classification' | 'clustering' {
   switch (task) {
     case 'retrieval_query':
     case 'question_answering':
+    case 'fact_verification':
     case 'code_retrieval_query':
       return 'search_query';
     case 'classification':
       return 'classification';
     case 'clustering':
+    case 'semantic_similarity':
       return 'clustering';
     default:
       return 'search_document';
