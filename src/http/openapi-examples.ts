@@ -64,5 +64,6 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
       results: [{ flagged: false, categories: { violence: false }, category_scores: { violence: 0.0004 }, category_applied_input_types: { violence: ['text', 'image'] } }],
     }),
   ),
+  'POST /v1/embeddings': withBodyExample('Embeddings in OpenAI\'s shape, for every embedding model', { model: 'openai/text-embedding-3-small', input: ['sunny day at the beach', 'rainy day in the city'], dimensions: 256 }),
   'POST /v1/images/generations': withBodyExample('Image generation', { model: 'openai/gpt-image-1', prompt: 'A red bicycle', n: 1 }),
 };

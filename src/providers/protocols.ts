@@ -5,6 +5,8 @@ import type { TextProviderAdapter } from './provider-adapter.js';
 import type { VideoProviderAdapter } from './video-adapter.js';
 import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
 import { bedrockAdapter } from './bedrock/bedrock-adapter.js';
+import { bedrockEmbeddingAdapter } from './bedrock/create-embeddings.js';
+import { bedrockRerankAdapter } from './bedrock/rerank-documents.js';
 import { falImageAdapter } from './fal/fal-image-adapter.js';
 import { geminiSpeechAdapter } from './gemini/create-speech.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
@@ -37,6 +39,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, cohere: cohereEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
-export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { cohere: cohereRerankAdapter, voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, bedrock: bedrockEmbeddingAdapter, cohere: cohereEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
+export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { bedrock: bedrockRerankAdapter, cohere: cohereRerankAdapter, voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = { openai: openaiModerationAdapter };

@@ -100,6 +100,11 @@ describe('embeddings: money, routing, splitting and refusals', () => {
     expect(gateway.simulator.stats().requests).toBe(0);
   });
 
+  it('lists the embedding models under /models?output_modalities=embeddings, with embeddings among their endpoints', async () => {
+    const listed = (await (await call(gateway, gateway.key, 'GET', '/v1/models?output_modalities=embeddings')).json()) as { data: Array<{ id: string; endpoints?: unknown }> };
+    expect(listed.data.map((model) => model.id).sort()).toEqual(['sim/embed-ada', 'sim/embed-azure', 'sim/embed-azure-v1', 'sim/embed-small', 'sim/embed-twice']);
+  });
+
   it('refuses a model that makes no embeddings, in the envelope', async () => {
     const response = await call(gateway, gateway.key, 'POST', '/v1/embeddings', { model: 'sim/chat', input: 'a' });
     expect(response.status).toBeGreaterThanOrEqual(400);

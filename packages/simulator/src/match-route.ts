@@ -2,6 +2,7 @@ import { anthropicProtocol } from './anthropic-protocol.js';
 import { azureOpenaiProtocol } from './azure-openai-protocol.js';
 import { bedrockConverseProtocol } from './bedrock-converse-protocol.js';
 import { bedrockAnthropicProtocol } from './bedrock-protocols.js';
+import { bedrockRetrievalModel, type BedrockRetrievalModel } from './simulate-bedrock-retrieval.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
 import { vertexAnthropicProtocol, vertexGeminiProtocol } from './vertex-protocols.js';
@@ -14,6 +15,7 @@ export type RouteMatch =
   | { kind: 'protocol'; adapter: ProtocolAdapter; route: ProtocolRoute }
   | { kind: 'video'; route: VideoRoute }
   | { kind: 'media'; route: MediaRoute }
+  | { kind: 'bedrock-retrieval'; modelId: string; retrieval: BedrockRetrievalModel }
   | { kind: 'google-token' }
   | { kind: 'not-found' };
 
@@ -80,6 +82,9 @@ const BEDROCK_MODEL_OPERATION = /^\/bedrock\/model\/([^/]+)\/([a-z-]+)$/;
 
 function matchBedrockRoute(model: string | undefined, operation: string): RouteMatch {
   if (model === undefined) return { kind: 'not-found' };
+  // Embedding and rerank models take their own InvokeModel bodies (simulate-bedrock-retrieval.ts).
+  const retrieval = operation === 'invoke' ? bedrockRetrievalModel(model) : undefined;
+  if (retrieval) return { kind: 'bedrock-retrieval', modelId: model, retrieval };
   if (operation === 'invoke') return { kind: 'protocol', adapter: bedrockAnthropicProtocol, route: { model, stream: false } };
   if (operation === 'invoke-with-response-stream') return { kind: 'protocol', adapter: bedrockAnthropicProtocol, route: { model, stream: true } };
   if (operation === 'converse') return { kind: 'protocol', adapter: bedrockConverseProtocol, route: { model, stream: false } };

@@ -11,6 +11,7 @@ import { VideoJobStore } from './video-jobs.js';
 import { FalJobStore } from './fal-jobs.js';
 import { handleMediaRequest } from './handle-media-request.js';
 import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
+import { handleBedrockRetrievalRequest } from './simulate-bedrock-retrieval.js';
 import { COHERE_PREFIX, handleCohereRequest } from './handle-cohere-request.js';
 import { handleRetrievalRequest, matchRetrievalRoute } from './handle-retrieval-request.js';
 
@@ -92,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (match.kind === 'video') return handleVideoRequest(request, response, match.route, query, videoState);
     if (match.kind === 'media') return handleMediaRequest(request, response, match.route, query, mediaState);
     if (match.kind === 'google-token') return handleGoogleToken(request, response, googleTokens);
+    if (match.kind === 'bedrock-retrieval') return handleBedrockRetrievalRequest(request, response, { modelId: match.modelId, kind: match.retrieval }, state);
     request.resume();
     sendJson(response, 404, { error: { message: `no simulator route for ${request.method} ${pathname}` } });
   }
