@@ -47,7 +47,7 @@ export function formatResults(result: BenchmarkResult): string {
   if (result.rounds) {
     lines.push(`${result.rounds.length} rounds: each row is the target's median round (by CPU per request), each ratio below the median of the rounds' ratios`);
     for (const mode of ALL_MODES) {
-      if (!result.rounds.some((one) => one.cpuRatios[mode])) continue;
+      if (!result.phases.some((phase) => phase.mode === mode)) continue;
       const perRound = result.rounds.map((one) => one.cpuRatios[mode]?.switchyardVsMinimal?.toFixed(2) ?? 'n/a').join(', ');
       const scaleOut = result.rounds.map((one) => one.scaleOutThroughputVsSqlite[mode]?.['switchyard-pg']);
       const scaleOutText = scaleOut.some((ratio) => ratio !== undefined) ? `; switchyard-pg throughput vs SQLite ${scaleOut.map((ratio) => ratio?.toFixed(2) ?? 'n/a').join(', ')}` : '';

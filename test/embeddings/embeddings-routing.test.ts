@@ -100,6 +100,14 @@ describe('embeddings: money, routing, splitting and refusals', () => {
     expect(gateway.simulator.stats().requests).toBe(0);
   });
 
+  it("keeps 'user' on the request log row without sending it upstream", async () => {
+    const response = await call(gateway, gateway.key, 'POST', '/v1/embeddings', { model: 'sim/embed-small', input: 'who asked', user: 'end-user-7' });
+    expect(response.status).toBe(200);
+    await gateway.test.context.requestLog.flush();
+    const logged = (await (await call(gateway, gateway.key, 'GET', `/v1/requests/${response.headers.get('x-request-id')}`)).json()) as { data: { end_user: string | null } };
+    expect(logged.data.end_user).toBe('end-user-7');
+  });
+
   it('lists the embedding models under /models?output_modalities=embeddings, with embeddings among their endpoints', async () => {
     const listed = (await (await call(gateway, gateway.key, 'GET', '/v1/models?output_modalities=embeddings')).json()) as { data: Array<{ id: string; endpoints?: unknown }> };
     expect(listed.data.map((model) => model.id).sort()).toEqual(['sim/embed-ada', 'sim/embed-azure', 'sim/embed-azure-v1', 'sim/embed-small', 'sim/embed-twice']);
