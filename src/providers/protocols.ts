@@ -7,6 +7,7 @@ import { anthropicAdapter } from './anthropic/anthropic-adapter.js';
 import { bedrockAdapter } from './bedrock/bedrock-adapter.js';
 import { falImageAdapter } from './fal/fal-image-adapter.js';
 import { geminiSpeechAdapter } from './gemini/create-speech.js';
+import { geminiEmbeddingAdapter } from './gemini/embed-content.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
 import { geminiImageAdapter } from './gemini/generate-images.js';
 import { veoVideosAdapter } from './gemini/veo-adapter.js';
@@ -29,6 +30,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = {};
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { gemini: geminiEmbeddingAdapter };
 export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};
