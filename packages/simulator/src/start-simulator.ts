@@ -11,6 +11,7 @@ import { VideoJobStore } from './video-jobs.js';
 import { FalJobStore } from './fal-jobs.js';
 import { handleMediaRequest } from './handle-media-request.js';
 import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
+import { handleGeminiEmbeddingRequest, matchGeminiEmbeddingRoute } from './simulate-gemini-embeddings.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -81,6 +82,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const queryAt = url.indexOf('?');
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
     const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
+    const geminiEmbedding = matchGeminiEmbeddingRoute(request.method ?? 'GET', pathname);
+    if (geminiEmbedding) return handleGeminiEmbeddingRequest(request, response, geminiEmbedding, query, { ...mediaState, recordReceived });
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
