@@ -11,6 +11,7 @@ import { geminiEmbeddingAdapter } from './gemini/embed-content.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
 import { geminiImageAdapter } from './gemini/generate-images.js';
 import { veoVideosAdapter } from './gemini/veo-adapter.js';
+import { openaiEmbeddingAdapter } from './openai/create-embeddings.js';
 import { openaiSpeechAdapter } from './openai/create-speech.js';
 import { openaiAdapter } from './openai/openai-adapter.js';
 import { openaiImageAdapter } from './openai/generate-images.js';
@@ -30,6 +31,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { gemini: geminiEmbeddingAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, gemini: geminiEmbeddingAdapter };
 export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = {};
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = {};
