@@ -155,25 +155,25 @@ function checkDimensions(model: string, value: unknown, where: string): void {
 function answer(route: GeminiEmbeddingRoute, body: Record<string, unknown>, texts: string[]): Record<string, unknown> {
   if (route.kind === 'embed-content') {
     checkDimensions(route.model, body.outputDimensionality, 'EmbedContentRequest.output_dimensionality');
-    return { embedding: { values: embeddingOf(route.model, texts[0]!, body.taskType, body.outputDimensionality) } };
+    return { embedding: { values: geminiEmbeddingOf(route.model, texts[0]!, body.taskType, body.outputDimensionality) } };
   }
   if (route.kind === 'batch-embed-contents') {
     const requests = (body.requests as unknown[]).map(asObject);
     requests.forEach((one, index) => checkDimensions(route.model, one.outputDimensionality, `BatchEmbedContentsRequest.requests[${index}].output_dimensionality`));
-    return { embeddings: requests.map((one, index) => ({ values: embeddingOf(route.model, texts[index]!, one.taskType, one.outputDimensionality) })) };
+    return { embeddings: requests.map((one, index) => ({ values: geminiEmbeddingOf(route.model, texts[index]!, one.taskType, one.outputDimensionality) })) };
   }
   const dimensions = asObject(body.parameters).outputDimensionality;
   const instances = (body.instances as unknown[]).map(asObject);
   return {
     predictions: instances.map((instance, index) => ({
-      embeddings: { values: embeddingOf(route.model, texts[index]!, instance.task_type, dimensions), statistics: { token_count: countWords(texts[index]!), truncated: false } },
+      embeddings: { values: geminiEmbeddingOf(route.model, texts[index]!, instance.task_type, dimensions), statistics: { token_count: countWords(texts[index]!), truncated: false } },
     })),
     metadata: { billableCharacterCount: texts.reduce((sum, text) => sum + text.replace(/\s/g, '').length, 0) },
   };
 }
 
 /** A unit vector of the model's full size from a hash of model, task type and text, cut to `dimensions`. */
-export function embeddingOf(model: string, text: string, taskType: unknown, dimensions: unknown): number[] {
+export function geminiEmbeddingOf(model: string, text: string, taskType: unknown, dimensions: unknown): number[] {
   const size = fullDimensions(model);
   let seed = createHash('sha256').update(`${model}\n${typeof taskType === 'string' ? taskType : ''}\n${text}`).digest().readUInt32LE(0);
   const values = new Array<number>(size);
