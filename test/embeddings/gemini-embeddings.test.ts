@@ -87,7 +87,7 @@ describe('@google/genai models.embedContent against the gateway', () => {
   it('serves an openai-protocol embedding model in Gemini’s shape, with the provider’s token count', async () => {
     const before = await readAccountMoney(gateway);
     const texts = ['the quick brown fox', 'jumps over'];
-    const answer = await genai.models.embedContent({ model: 'sim/openai-embed', contents: texts, config: { outputDimensionality: 512 } });
+    const answer = await genai.models.embedContent({ model: 'sim/openai-embed', contents: texts, config: { outputDimensionality: 512, taskType: 'RETRIEVAL_QUERY' } });
     // The OpenAI simulator's vectors, which travelled base64 float32 from it: compared at float32.
     expect(answer.embeddings!.map((embedding) => Array.from(Float32Array.from(embedding.values!)))).toEqual(texts.map((text) => Array.from(Float32Array.from(embeddingOf(text, 512)))));
     expect(headerOf(answer, 'x-switchyard-token-count')).toBe('provider');
