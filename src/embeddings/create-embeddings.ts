@@ -58,7 +58,7 @@ export async function createEmbeddings(
     const paid = await PaidCall.reserve(context.ledger, { accountId: principal.accountId, keyId: principal.keyId, requestId: input.requestId, amount }, { candidate, record: input.record });
     let result: EmbeddingResult;
     try {
-      result = await embedInParts(embeddingAdapterOf(candidate.provider.api)!, request, callContextOf(context, candidate, input.signal));
+      result = await embedInParts(embeddingAdapterOf(candidate.provider.api)!, forCandidate(request, candidate), callContextOf(context, candidate, input.signal));
     } catch (error) {
       await paid.abort(error);
       throw error;
@@ -67,6 +67,17 @@ export async function createEmbeddings(
     return { result, cost };
   });
   return { candidate, ...value };
+}
+
+/**
+ * The request as one endpoint is sent it: `dimensions` equal to the model's own size is left out,
+ * since that is what the model answers anyway, and models of one size refuse the field outright
+ * (OpenAI's text-embedding-ada-002: "This model does not support specifying dimensions").
+ */
+function forCandidate(request: EmbeddingRequest, candidate: Candidate): EmbeddingRequest {
+  if (request.dimensions === undefined || request.dimensions !== candidate.model.embedding?.dimensions) return request;
+  const { dimensions: _native, ...rest } = request;
+  return rest;
 }
 
 /**

@@ -56,5 +56,6 @@ export const openApiExamples: Record<string, (schema: Documented) => Documented>
   }),
   'POST /v1/videos': withBodyExample('Create a video task', { model: 'openai/sora-2', prompt: 'A cat on a skateboard', seconds: 4 }),
   'POST /v1/audio/speech': withBodyExample('Speech synthesis: the whole audio file', { model: 'openai/gpt-4o-mini-tts', input: 'Hello', voice: 'alloy' }),
+  'POST /v1/embeddings': withBodyExample('Embeddings in OpenAI\'s shape, for every embedding model', { model: 'openai/text-embedding-3-small', input: ['sunny day at the beach', 'rainy day in the city'], dimensions: 256 }),
   'POST /v1/images/generations': withBodyExample('Image generation', { model: 'openai/gpt-image-1', prompt: 'A red bicycle', n: 1 }),
 };

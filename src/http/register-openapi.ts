@@ -15,7 +15,7 @@ function tagOf(url: string): string {
   // Gemini's style: models/{model}:{action}, and its model list.
   if (url.startsWith('/v1beta/') || url === '/v1/models/*') return 'generation';
   const segment = url.split('/')[2] ?? '';
-  if (['chat', 'responses', 'messages'].includes(segment)) return 'generation';
+  if (['chat', 'responses', 'messages', 'embeddings'].includes(segment)) return 'generation';
   if (['audio', 'images', 'media', 'videos'].includes(segment)) return 'media';
   if (['models', 'model-authors', 'providers'].includes(segment)) return 'catalog';
   return 'account';
