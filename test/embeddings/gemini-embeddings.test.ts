@@ -129,6 +129,11 @@ describe('@google/genai models.embedContent against the gateway', () => {
     expect(row.endpoint).toBe('/models/{model}:embedContent');
   });
 
+  it('lists an embedding model in Gemini’s model list with its embedding methods (models.get)', async () => {
+    const model = await genai.models.get({ model: 'sim/gemini-embed' });
+    expect(model).toMatchObject({ name: 'models/sim/gemini-embed', inputTokenLimit: 2048, supportedActions: ['embedContent', 'batchEmbedContents'] });
+  });
+
   it('refuses bad requests in Google’s error shape, naming the field', async () => {
     const post = (action: string, body: unknown) =>
       fetch(`${gateway.url}/v1beta/models/sim/gemini-embed:${action}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': gateway.key }, body: JSON.stringify(body) });
