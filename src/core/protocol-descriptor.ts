@@ -11,7 +11,7 @@
 export const protocolDescriptors = {
   openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true, embeddings: true, rerank: false, moderations: true },
   anthropic: { name: 'Anthropic Messages', text: true, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
-  gemini: { name: 'Google Gemini generateContent', text: true, speech: true, images: true, video: true, embeddings: false, rerank: false, moderations: false },
+  gemini: { name: 'Google Gemini generateContent', text: true, speech: true, images: true, video: true, embeddings: true, rerank: false, moderations: false },
   bedrock: { name: 'AWS Bedrock Converse', text: true, speech: false, images: false, video: false, embeddings: true, rerank: true, moderations: false },
   fal: { name: "fal.ai's queue API", text: false, speech: false, images: true, video: false, embeddings: false, rerank: false, moderations: false },
   // Retrieval vendors: embeddings and rerank only (https://docs.cohere.com/reference/embed,

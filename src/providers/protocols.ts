@@ -9,6 +9,7 @@ import { bedrockEmbeddingAdapter } from './bedrock/create-embeddings.js';
 import { bedrockRerankAdapter } from './bedrock/rerank-documents.js';
 import { falImageAdapter } from './fal/fal-image-adapter.js';
 import { geminiSpeechAdapter } from './gemini/create-speech.js';
+import { geminiEmbeddingAdapter } from './gemini/embed-content.js';
 import { geminiAdapter } from './gemini/gemini-adapter.js';
 import { geminiImageAdapter } from './gemini/generate-images.js';
 import { veoVideosAdapter } from './gemini/veo-adapter.js';
@@ -39,6 +40,6 @@ export const textAdapters: Record<TextProviderApi, TextProviderAdapter> = { open
 export const speechAdapters: Record<Serving<'speech'>, SpeechAdapter> = { openai: openaiSpeechAdapter, gemini: geminiSpeechAdapter };
 export const imageAdapters: Record<Serving<'images'>, ImageAdapter> = { openai: openaiImageAdapter, gemini: geminiImageAdapter, fal: falImageAdapter };
 export const videoAdapters: Record<Serving<'video'>, VideoProviderAdapter> = { openai: openaiVideosAdapter, gemini: veoVideosAdapter };
-export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, bedrock: bedrockEmbeddingAdapter, cohere: cohereEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
+export const embeddingAdapters: Record<Serving<'embeddings'>, EmbeddingAdapter> = { openai: openaiEmbeddingAdapter, gemini: geminiEmbeddingAdapter, bedrock: bedrockEmbeddingAdapter, cohere: cohereEmbeddingAdapter, voyage: voyageEmbeddingAdapter, jina: jinaEmbeddingAdapter };
 export const rerankAdapters: Record<Serving<'rerank'>, RerankAdapter> = { bedrock: bedrockRerankAdapter, cohere: cohereRerankAdapter, voyage: voyageRerankAdapter, jina: jinaRerankAdapter };
 export const moderationAdapters: Record<Serving<'moderations'>, ModerationAdapter> = { openai: openaiModerationAdapter };

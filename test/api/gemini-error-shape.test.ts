@@ -139,7 +139,7 @@ describe('Google’s shape on every refusal of a Gemini-style call', () => {
 
   it('a model the gateway has no route for, and a method the style does not have', async () => {
     expectGoogleShape(await send(gateway, 'POST', '/v1beta/models/acme/nothing:generateContent', { body: hello }), 503, 'no_available_provider');
-    expectGoogleShape(await send(gateway, 'POST', '/v1/models/sim/openai-model:embedContent', { body: hello }), 404, 'not_found');
+    expectGoogleShape(await send(gateway, 'POST', '/v1/models/sim/openai-model:predict', { body: hello }), 404, 'not_found');
   });
 
   it('a method other than POST on a call path', async () => {

@@ -53,7 +53,7 @@ describe('routes and keys', () => {
   });
 
   it('answers 404 in Google’s shape for a method the style does not have', async () => {
-    const response = await post('/v1beta/models/sim/openai-model:embedContent', hello);
+    const response = await post('/v1beta/models/sim/openai-model:predict', hello);
     expect(response.status).toBe(404);
     expect(((await response.json()) as GoogleError).error.status).toBe('NOT_FOUND');
   });

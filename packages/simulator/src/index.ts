@@ -17,3 +17,4 @@ export { simulatorAwsCredentials, simulatorAwsSessionCredentials, verifyAwsSigna
 export { buildPng } from './build-png.js';
 export { mp3FrameBytes, msPerCharacter } from './build-audio.js';
 export { embeddingOf, openaiMaxEmbeddingInputs } from './simulate-embeddings.js';
+export { geminiEmbeddingOf } from './simulate-gemini-embeddings.js';

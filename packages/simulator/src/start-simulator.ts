@@ -14,6 +14,7 @@ import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
 import { handleBedrockRetrievalRequest } from './simulate-bedrock-retrieval.js';
 import { COHERE_PREFIX, handleCohereRequest } from './handle-cohere-request.js';
 import { handleRetrievalRequest, matchRetrievalRoute } from './handle-retrieval-request.js';
+import { handleGeminiEmbeddingRequest, matchGeminiEmbeddingRoute } from './simulate-gemini-embeddings.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -87,6 +88,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (request.method === 'POST' && pathname.startsWith(COHERE_PREFIX)) return handleCohereRequest(request, response, pathname.slice(COHERE_PREFIX.length), { ...mediaState, recordReceived, takeRecording });
     const retrieval = matchRetrievalRoute(request.method ?? 'GET', pathname);
     if (retrieval) return handleRetrievalRequest(request, response, retrieval, { ...mediaState, recordReceived });
+    const geminiEmbedding = matchGeminiEmbeddingRoute(request.method ?? 'GET', pathname);
+    if (geminiEmbedding) return handleGeminiEmbeddingRequest(request, response, geminiEmbedding, query, { ...mediaState, recordReceived });
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);

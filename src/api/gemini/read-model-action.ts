@@ -1,8 +1,8 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 
-export type GeminiAction = 'generateContent' | 'streamGenerateContent' | 'countTokens';
+export type GeminiAction = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents';
 
-const actions: readonly string[] = ['generateContent', 'streamGenerateContent', 'countTokens'];
+const actions: readonly string[] = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];
 
 /**
  * `models/{model}:{action}`, where the model id keeps its `/` (`acme/gem`), as Gemini clients send
@@ -13,7 +13,7 @@ export function readModelAction(path: string): { model: string; action: GeminiAc
   const at = path.lastIndexOf(':');
   const action = at < 0 ? '' : path.slice(at + 1);
   if (at <= 0 || !actions.includes(action)) {
-    throw new GatewayError('not_found', `No method '${action || path}' on models: the Gemini style serves models/{model}:generateContent, :streamGenerateContent and :countTokens`);
+    throw new GatewayError('not_found', `No method '${action || path}' on models: the Gemini style serves models/{model}:generateContent, :streamGenerateContent, :countTokens, :embedContent and :batchEmbedContents`);
   }
   return { model: decodeModel(path.slice(0, at)), action: action as GeminiAction };
 }

@@ -5,6 +5,7 @@ import { handleTextRequest, type TextStyle } from '../shared/handle-text-request
 import { passThroughRules } from '../shared/pass-through-rules.js';
 import { geminiFieldTable } from './field-table.js';
 import { answerCountTokens } from './count-tokens.js';
+import { answerEmbeddings } from './answer-embeddings.js';
 import { decodeGeminiRequest } from './decode-request.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { encodeStreamError } from './encode-error.js';
@@ -57,7 +58,8 @@ function answerUnlessCall(request: FastifyRequest, reply: FastifyReply, done: Ho
 /**
  * Gemini's `generateContent` style (contract §4), for every text model: `POST
  * {version}/models/{model}:generateContent`, `:streamGenerateContent` (`?alt=sse`, or a JSON
- * array) and `:countTokens`, under `/v1beta` (where Google's SDKs and Gemini CLI send them) and
+ * array) and `:countTokens`; and for every embedding model `:embedContent` and
+ * `:batchEmbedContents` (contract §9, `answer-embeddings.ts`), under `/v1beta` (where Google's SDKs and Gemini CLI send them) and
  * `/v1`, plus `GET /v1beta/models` and `/v1beta/models/{model}` in Gemini's shape (`/v1/models`
  * stays the OpenRouter catalog). The key may come as `x-goog-api-key` or `?key=` besides
  * `Authorization`. Errors use Google's shape (which requests: `errors/error-style-of.ts`).
@@ -65,7 +67,9 @@ function answerUnlessCall(request: FastifyRequest, reply: FastifyReply, done: Ho
 export function registerGeminiRoutes(app: FastifyInstance, context: AppContext): void {
   const config = { auth: 'key' as const, errorStyle: 'gemini' as const, keyInQuery: true };
   const handle = (request: FastifyRequest, reply: FastifyReply) => {
-    if (actionOf(request).action === 'countTokens') return answerCountTokens(context, request, reply);
+    const { model, action } = actionOf(request);
+    if (action === 'countTokens') return answerCountTokens(context, request, reply);
+    if (action === 'embedContent' || action === 'batchEmbedContents') return answerEmbeddings(context, request, reply, model, action);
     return handleTextRequest(context, geminiStyle, request, reply);
   };
   app.post('/v1beta/models/*', { schema: { body: { type: 'object' } }, config }, handle);
