@@ -33,14 +33,14 @@ export type BatchStep = 'running' | 'ended';
 export async function stepBatch(context: AppContext, batchId: string, runLine: LineRunner, signal: AbortSignal): Promise<BatchStep> {
   let batch = await findBatchById(context.store.db, batchId);
   if (!batch) return 'ended';
-  const now = context.clock.now();
-  if ((batch.status === 'validating' || batch.status === 'in_progress') && now.getTime() >= Date.parse(batch.expiresAt)) {
-    await closeBatch(context, batch, 'expired');
-    return 'ended';
-  }
   if (batch.status === 'validating') {
+    // Validated even when already past its window: the lines that never ran are then in the error file.
     if (!(await validateBatch(context, batch))) return 'ended';
     batch = (await findBatchById(context.store.db, batchId))!;
+  }
+  if (batch.status === 'in_progress' && isPastWindow(context, batch)) {
+    await closeBatch(context, batch, 'expired');
+    return 'ended';
   }
   if (batch.status === 'in_progress') {
     batch = await runLines(context, batch, runLine, signal);
@@ -142,7 +142,7 @@ async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRu
   let queue: BatchLineRecord[] = [];
   let cancelled = false;
   let exhausted = false;
-  const stop = () => signal.aborted || cancelled || Date.now() - started >= pollBudgetMs;
+  const stop = () => signal.aborted || cancelled || Date.now() - started >= pollBudgetMs || isPastWindow(context, batch);
   while (!stop()) {
     while (inFlight.size < settings.linesInFlight && !exhausted && !stop()) {
       if (queue.length === 0) {
@@ -195,6 +195,10 @@ async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLi
     error: outcome.kind === 'failed' && outcome.body === null ? { code: outcome.code, message: outcome.message } : null,
   });
   if (ended) await countLineEnd(context.store.db, batch.id, outcome.kind === 'answered' ? 'completed' : 'failed');
+}
+
+function isPastWindow(context: AppContext, batch: BatchRecord): boolean {
+  return context.clock.now().getTime() >= Date.parse(batch.expiresAt);
 }
 
 /** The batch creator's key as a principal; undefined once it is revoked (its lines then fail, uncharged). */

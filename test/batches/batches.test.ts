@@ -129,13 +129,13 @@ describe.each(testDatabases())('batches on $name', ({ url }) => {
     const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
     const done = await driveBatch(gateway.test, clock, client, created.id);
     expect(done.status).toBe('failed');
-    expect(done.errors?.data.map((error) => [error.line, error.code])).toEqual([
+    expect(done.errors?.data?.map((error) => [error.line, error.code])).toEqual([
       [2, 'invalid_url'],
       [3, 'duplicate_custom_id'],
       [4, 'model_not_found'],
       [5, 'invalid_request'],
     ]);
-    expect(done.errors?.data[1].message).toContain('Line 3');
+    expect(done.errors?.data?.[1].message).toContain('Line 3');
     expect(await batchRows(gateway, created.id)).toEqual([]);
   });
 
