@@ -1,4 +1,6 @@
-import type { BenchmarkResult, PhaseResult } from './run-benchmark.js';
+import { ALL_MODES, type BenchmarkResult, type Mode, type PhaseResult } from './run-benchmark.js';
+
+const modeNames: Record<Mode, string> = { json: 'non-streaming', stream: 'streaming', embeddings: 'embeddings, 64 inputs a request' };
 
 const HEADER = ['target', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'added p50 ms @c=1', 'proxy CPU µs/req', 'CPU µs/chunk', 'chunks/req', 'RSS MB (peak)', 'errors'];
 
@@ -9,7 +11,7 @@ function number(value: number | null | undefined, digits = 2): string {
 function row(phase: PhaseResult): string[] {
   return [
     phase.target,
-    phase.mode === 'json' ? 'non-stream' : 'stream',
+    phase.mode === 'json' ? 'non-stream' : phase.mode,
     number(phase.throughput, 0),
     number(phase.latencyMs.p50),
     number(phase.latencyMs.p99),
@@ -36,7 +38,7 @@ export function formatResults(result: BenchmarkResult): string {
   const settings = result.settings;
   lines.push(
     '',
-    `concurrency ${settings.concurrency}; ${settings.requests} non-streaming and ${settings.streamRequests} streaming requests per target ` +
+    `concurrency ${settings.concurrency}; ${settings.requests} non-streaming, ${settings.streamRequests} streaming and ${settings.embeddingRequests ?? 2000} embeddings requests per target ` +
       `after ${settings.warmupRequests} warm-up; ${settings.probeRequests} requests at concurrency 1 for "@c=1"; ` +
       `simulator latency ${settings.simulator.latencyMs} ms, ${settings.simulator.tokensPerSecond} tokens/s (0 = unpaced), ${settings.simulator.replyTokens}-word replies`,
     `${result.machine.cpus} × ${result.machine.cpuModel}, Node ${result.machine.node}, load average ${result.machine.loadAverageAtStart} at start; run took ${result.durationSeconds} s; ` +
@@ -44,32 +46,34 @@ export function formatResults(result: BenchmarkResult): string {
   );
   if (result.rounds) {
     lines.push(`${result.rounds.length} rounds: each row is the target's median round (by CPU per request), each ratio below the median of the rounds' ratios`);
-    for (const mode of ['json', 'stream'] as const) {
-      const perRound = result.rounds.map((one) => one.cpuRatios[mode].switchyardVsMinimal?.toFixed(2) ?? 'n/a').join(', ');
-      const scaleOut = result.rounds.map((one) => one.scaleOutThroughputVsSqlite[mode]['switchyard-pg']);
+    for (const mode of ALL_MODES) {
+      if (!result.rounds.some((one) => one.cpuRatios[mode])) continue;
+      const perRound = result.rounds.map((one) => one.cpuRatios[mode]?.switchyardVsMinimal?.toFixed(2) ?? 'n/a').join(', ');
+      const scaleOut = result.rounds.map((one) => one.scaleOutThroughputVsSqlite[mode]?.['switchyard-pg']);
       const scaleOutText = scaleOut.some((ratio) => ratio !== undefined) ? `; switchyard-pg throughput vs SQLite ${scaleOut.map((ratio) => ratio?.toFixed(2) ?? 'n/a').join(', ')}` : '';
-      lines.push(`  ${mode === 'json' ? 'non-streaming' : 'streaming'} per round: Switchyard vs minimal proxy ${perRound}${scaleOutText}`);
+      lines.push(`  ${modeNames[mode]} per round: Switchyard vs minimal proxy ${perRound}${scaleOutText}`);
     }
   }
-  for (const mode of ['json', 'stream'] as const) {
+  for (const mode of ALL_MODES) {
     const ratios = result.cpuRatios[mode];
+    if (!ratios || !result.phases.some((phase) => phase.mode === mode)) continue;
     lines.push(
-      `Switchyard proxy CPU per request (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
+      `Switchyard proxy CPU per request (${modeNames[mode]}): ` +
         `${ratioText(ratios.switchyardVsMinimal, 'minimal proxy')}, ${ratioText(ratios.switchyardVsPortkey, 'Portkey')}`,
     );
     if (ratios.tracedVsUntraced != null) {
-      lines.push(`Tracing on (OTLP to a local sink) over off, CPU per request (${mode === 'json' ? 'non-streaming' : 'streaming'}): ${ratios.tracedVsUntraced.toFixed(2)}×`);
+      lines.push(`Tracing on (OTLP to a local sink) over off, CPU per request (${modeNames[mode]}): ${ratios.tracedVsUntraced.toFixed(2)}×`);
     }
     if (ratios.chatPassThroughVsTranslated != null || ratios.messagesPassThroughVsTranslated != null) {
       lines.push(
-        `Native pass-through CPU per request over translation (${mode === 'json' ? 'non-streaming' : 'streaming'}): ` +
+        `Native pass-through CPU per request over translation (${modeNames[mode]}): ` +
           `Chat → openai ${ratios.chatPassThroughVsTranslated?.toFixed(2) ?? 'n/a'}×, Messages → anthropic ${ratios.messagesPassThroughVsTranslated?.toFixed(2) ?? 'n/a'}×`,
       );
     }
   }
-  for (const mode of ['json', 'stream'] as const) {
+  for (const mode of ALL_MODES) {
     const ratios = Object.entries(result.scaleOutThroughputVsSqlite?.[mode] ?? {});
-    if (ratios.length > 0) lines.push(`Throughput vs Switchyard on SQLite (${mode === 'json' ? 'non-streaming' : 'streaming'}): ${ratios.map(([name, ratio]) => `${name} ${ratio.toFixed(2)}×`).join(', ')}`);
+    if (ratios.length > 0) lines.push(`Throughput vs Switchyard on SQLite (${modeNames[mode]}): ${ratios.map(([name, ratio]) => `${name} ${ratio.toFixed(2)}×`).join(', ')}`);
   }
   if (result.traces) lines.push(`switchyard-traced exported ${result.traces.exports} OTLP requests (${result.traces.bytes} bytes) to the bench's sink`);
   for (const [name, books] of Object.entries(result.books ?? {})) {

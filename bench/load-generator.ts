@@ -16,7 +16,7 @@ export interface LoadJob {
   headerSets?: Array<Record<string, string>>;
   body: string;
   /** The API style, for checking the first answers (default chat). */
-  style?: 'chat' | 'messages';
+  style?: 'chat' | 'messages' | 'embeddings';
   stream: boolean;
   concurrency: number;
   warmupRequests: number;
@@ -106,6 +106,11 @@ async function runOne(pool: Pool, job: LoadJob, sample: Sample, validate: boolea
 
 /** The first answers of each worker are read fully: they must be real chat completions. */
 function check(job: LoadJob, text: string): void {
+  if (job.style === 'embeddings') {
+    const body = JSON.parse(text) as { data?: Array<{ embedding?: unknown }> };
+    if (!Array.isArray(body.data) || body.data.length === 0 || typeof body.data[0].embedding !== 'string') throw new Error(`not an embeddings list in base64: ${text.slice(0, 200)}`);
+    return;
+  }
   if (job.style === 'messages') {
     if (job.stream) {
       if (!text.includes('event: message_stop')) throw new Error(`not a complete Messages stream: ${text.slice(0, 200)}`);

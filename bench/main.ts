@@ -13,10 +13,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const USAGE = `npm run bench -- [options]
   --targets LIST          comma-separated: ${ALL_TARGETS.join(',')} (default: all)
-  --modes LIST            comma-separated: json (non-streaming), stream (default: both)
+  --modes LIST            comma-separated: json (non-streaming), stream, embeddings (default: all)
   --concurrency N         requests in flight (default 32)
   --requests N            measured non-streaming requests per target (default 10000)
   --stream-requests N     measured streaming requests per target (default 5000)
+  --embedding-requests N  measured embeddings requests (64 inputs each) per target (default 2000)
   --warmup N              unmeasured requests before each phase (default 1000)
   --probe-requests N      requests at concurrency 1 per target and mode (default 300; 0 skips)
   --max-phase-seconds S   cap of each measured phase (default 15)
@@ -48,6 +49,7 @@ function readOptions(argv: string[]): BenchmarkOptions & { out: string; timeoutS
       concurrency: { type: 'string', default: '32' },
       requests: { type: 'string', default: '10000' },
       'stream-requests': { type: 'string', default: '5000' },
+      'embedding-requests': { type: 'string', default: '2000' },
       warmup: { type: 'string', default: '1000' },
       'probe-requests': { type: 'string', default: '300' },
       'max-phase-seconds': { type: 'string', default: '15' },
@@ -80,6 +82,7 @@ function readOptions(argv: string[]): BenchmarkOptions & { out: string; timeoutS
     concurrency: positiveInteger('concurrency', values.concurrency),
     requests: positiveInteger('requests', values.requests),
     streamRequests: positiveInteger('stream-requests', values['stream-requests']),
+    embeddingRequests: positiveInteger('embedding-requests', values['embedding-requests']),
     warmupRequests: positiveInteger('warmup', values.warmup, true),
     probeRequests: positiveInteger('probe-requests', values['probe-requests'], true),
     maxPhaseSeconds: positiveInteger('max-phase-seconds', values['max-phase-seconds']),

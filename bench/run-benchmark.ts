@@ -42,8 +42,9 @@ const SCALE_OUT_SHAPES: Record<ScaleOutTargetName, { instances: number; manyAcco
   // The same as switchyard-pg3 with per-instance balance leases (docs/leases.md).
   'switchyard-pg3-leases': { instances: 3, manyAccounts: false, leases: true },
 };
-export type Mode = 'json' | 'stream';
-export const ALL_MODES: Mode[] = ['json', 'stream'];
+/** Chat completions answered whole (json) or streamed, and batches of embeddings (`EMBEDDING_BATCH` inputs a request). */
+export type Mode = 'json' | 'stream' | 'embeddings';
+export const ALL_MODES: Mode[] = ['json', 'stream', 'embeddings'];
 
 export interface BenchmarkOptions {
   /** The repository root. */
@@ -56,6 +57,8 @@ export interface BenchmarkOptions {
   requests: number;
   /** Measured streaming requests per target. */
   streamRequests: number;
+  /** Measured embeddings requests (of `EMBEDDING_BATCH` inputs) per target; default 2,000. */
+  embeddingRequests?: number;
   /** Unmeasured requests before each loaded phase. */
   warmupRequests: number;
   /** Requests at concurrency 1 per target and mode, for latency without queueing; 0 skips. */
@@ -151,8 +154,15 @@ export interface BenchmarkResult {
 const PROFILE_NAME = 'switchyard.cpuprofile';
 const PROFILABLE_TARGETS: readonly TargetName[] = ['switchyard', 'switchyard-pg', 'switchyard-pg-many'];
 const PROMPT = 'Please write a short friendly greeting for the load benchmark';
+/** Inputs per embeddings request: a typical retrieval indexing batch. */
+export const EMBEDDING_BATCH = 64;
 
 export function requestBody(model: string, mode: Mode, style: 'chat' | 'messages'): string {
+  if (mode === 'embeddings') {
+    // The official SDKs' default format: base64 float32.
+    const input = Array.from({ length: EMBEDDING_BATCH }, (_, index) => `Passage ${index} of the load benchmark: a short paragraph to index for retrieval.`);
+    return JSON.stringify({ model, input, encoding_format: 'base64' });
+  }
   if (style === 'messages') {
     const body: Record<string, unknown> = { model, max_tokens: 256, messages: [{ role: 'user', content: PROMPT }] };
     if (mode === 'stream') body.stream = true;
@@ -163,15 +173,19 @@ export function requestBody(model: string, mode: Mode, style: 'chat' | 'messages
   return JSON.stringify(body);
 }
 
+function requestsOf(options: BenchmarkOptions, mode: Mode): number {
+  return mode === 'json' ? options.requests : mode === 'stream' ? options.streamRequests : (options.embeddingRequests ?? 2000);
+}
+
 function loadJob(target: RunningTarget, mode: Mode, concurrency: number, warmup: number, requests: number, maxPhaseSeconds: number): LoadJob {
   return {
     origin: target.origin,
     origins: target.origins,
     headerSets: target.headerSets,
-    path: target.path,
+    path: mode === 'embeddings' ? target.embeddings!.path : target.path,
     headers: target.headers,
-    body: requestBody(target.model, mode, target.style ?? 'chat'),
-    style: target.style ?? 'chat',
+    body: requestBody(mode === 'embeddings' ? target.embeddings!.model : target.model, mode, target.style ?? 'chat'),
+    style: mode === 'embeddings' ? 'embeddings' : (target.style ?? 'chat'),
     stream: mode === 'stream',
     concurrency,
     warmupRequests: warmup,
@@ -239,7 +253,7 @@ export function readSource(root: string): BenchmarkResult['source'] {
 function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
   const find = (target: TargetName, mode: Mode) => phases.find((phase) => phase.target === target && phase.mode === mode);
   const ratios = {} as BenchmarkResult['cpuRatios'];
-  for (const mode of ['json', 'stream'] as const) {
+  for (const mode of ALL_MODES) {
     const direct = find('direct', mode);
     for (const phase of phases) {
       if (phase.mode !== mode || !direct || phase.target === 'direct' || phase.completed === 0) continue;
@@ -272,8 +286,8 @@ function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
 
 /** Each scale-out target's throughput over Switchyard on SQLite's, measured in the same run. */
 function compareThroughput(phases: PhaseResult[]): BenchmarkResult['scaleOutThroughputVsSqlite'] {
-  const ratios: BenchmarkResult['scaleOutThroughputVsSqlite'] = { json: {}, stream: {} };
-  for (const mode of ['json', 'stream'] as const) {
+  const ratios: BenchmarkResult['scaleOutThroughputVsSqlite'] = { json: {}, stream: {}, embeddings: {} };
+  for (const mode of ALL_MODES) {
     const sqlite = phases.find((phase) => phase.target === 'switchyard' && phase.mode === mode);
     if (!sqlite || sqlite.throughput === 0) continue;
     for (const phase of phases) {
@@ -377,7 +391,8 @@ async function measureTarget(target: RunningTarget, options: BenchmarkOptions, s
   const results: PhaseResult[] = [];
   const timeoutMs = (2 * options.maxPhaseSeconds + 60) * 1000;
   for (const mode of options.modes) {
-    const requests = mode === 'json' ? options.requests : options.streamRequests;
+    if (mode === 'embeddings' && !target.embeddings) continue;
+    const requests = requestsOf(options, mode);
     const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
     const servers = SCALE_OUT_TARGETS.includes(target.name as ScaleOutTargetName) && serversRunHere(options) ? SERVER_COMMANDS : undefined;
     const measured = await runLoadPhase(options.root, job, { proxy: target.pids ?? target.pid, upstream: simulator.pid, servers }, timeoutMs);
@@ -416,7 +431,8 @@ async function profileSwitchyard(name: TargetName, options: BenchmarkOptions, si
   const windows: TimeWindow[] = [];
   try {
     for (const mode of options.modes) {
-      const requests = mode === 'json' ? options.requests : options.streamRequests;
+      if (mode === 'embeddings' && !target.embeddings) continue;
+      const requests = requestsOf(options, mode);
       const job = loadJob(target, mode, options.concurrency, options.warmupRequests, requests, options.maxPhaseSeconds);
       windows.push((await runLoadPhase(options.root, job, { proxy: target.pid, upstream: simulator.pid }, (2 * options.maxPhaseSeconds + 60) * 1000)).window);
     }
@@ -559,7 +575,7 @@ function medianPhases(rounds: PhaseResult[][]): PhaseResult[] {
 /** The median of each ratio over the rounds (a ratio missing in a round is left out of it). */
 function medianRatios<T extends Record<Mode, Record<string, number | null | undefined>>>(rounds: T[]): T {
   const result = {} as Record<Mode, Record<string, number | null>>;
-  for (const mode of ['json', 'stream'] as const) {
+  for (const mode of ALL_MODES) {
     result[mode] = {};
     const names = new Set(rounds.flatMap((one) => Object.keys(one[mode])));
     for (const name of names) {

@@ -33,6 +33,8 @@ export interface RunningTarget {
   headerSets?: Array<Record<string, string>>;
   /** The API style of the requests (default chat: Chat Completions). */
   style?: 'chat' | 'messages';
+  /** Where and with which model the embeddings mode sends its batches; absent: the target has no embeddings phase. */
+  embeddings?: { path: string; model: string };
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,8 @@ const START_TIMEOUT_MS = 30_000;
 const SIMULATOR_MODEL = 'gpt-sim';
 const ANTHROPIC_SIMULATOR_MODEL = 'claude-sim';
 const OPENAI_PATH = '/openai/v1/chat/completions';
+/** The simulator's OpenAI embeddings model (1,536 dimensions). */
+const EMBEDDING_MODEL = 'text-embedding-3-small';
 
 /** `launcher`: a command that runs node, e.g. valgrind (`bench/investigations/count-instructions.ts`). */
 function nodeChild(root: string, name: string, args: string[], env: Record<string, string>, logFile?: string, launcher: string[] = []): ManagedChild {
@@ -83,6 +87,7 @@ export function directTarget(simulator: RunningSimulator): RunningTarget {
     path: OPENAI_PATH,
     headers: { 'content-type': 'application/json', authorization: 'Bearer sim-key' },
     model: SIMULATOR_MODEL,
+    embeddings: { path: '/openai/v1/embeddings', model: EMBEDDING_MODEL },
     pid: null,
     stop: async () => {},
   };
@@ -155,6 +160,12 @@ models:
         pricing: {prompt: 0.1, completion: 0.2}
         supported_parameters: [max_tokens, temperature, top_p, stop]
         max_completion_tokens: 4096
+  - id: bench/embed-sim
+    name: "Bench: ${EMBEDDING_MODEL}"
+    modalities: {input: [text], output: [embeddings]}
+    embedding: {dimensions: 1536, output_dimensions: any}
+    endpoints:
+      - {provider: bench-sim, model: ${EMBEDDING_MODEL}, pricing: {prompt: 0.02}}
 `;
 }
 
@@ -198,6 +209,7 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     model: `bench/${messages ? ANTHROPIC_SIMULATOR_MODEL : SIMULATOR_MODEL}`,
     style: options.style ?? 'chat',
+    embeddings: messages ? undefined : { path: '/v1/embeddings', model: 'bench/embed-sim' },
     pid: child.pid,
     stop: () => child.stop(5000),
   };

@@ -21,6 +21,7 @@ import { closeSocketsOnClose } from './api/responses/socket/close-sockets-on-clo
 import { registerHealthRoutes } from './api/health/routes.js';
 import { registerKeyRoutes } from './api/keys/routes.js';
 import { registerMediaRoutes } from './api/media/routes.js';
+import { registerEmbeddingRoutes } from './api/embeddings/routes.js';
 import { registerMemberRoutes } from './api/members/routes.js';
 import { registerMessengerRoutes } from './api/messenger/routes.js';
 import { registerProviderRoutes } from './api/providers/routes.js';
@@ -150,6 +151,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerGeminiRoutes(app, context);
   registerVideoRoutes(app, context);
   registerMediaRoutes(app, context);
+  registerEmbeddingRoutes(app, context);
   registerFileRoutes(app, context);
   registerBatchRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);

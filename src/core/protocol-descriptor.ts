@@ -9,7 +9,7 @@
  * without loading any adapter (the adapters, which carry behaviour, stay in `providers/`).
  */
 export const protocolDescriptors = {
-  openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true, embeddings: false, rerank: false, moderations: false },
+  openai: { name: 'OpenAI Chat Completions (and OpenAI-compatible servers)', text: true, speech: true, images: true, video: true, embeddings: true, rerank: false, moderations: false },
   anthropic: { name: 'Anthropic Messages', text: true, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },
   gemini: { name: 'Google Gemini generateContent', text: true, speech: true, images: true, video: true, embeddings: false, rerank: false, moderations: false },
   bedrock: { name: 'AWS Bedrock Converse', text: true, speech: false, images: false, video: false, embeddings: false, rerank: false, moderations: false },

@@ -11,6 +11,7 @@ import { openaiProtocol } from './openai-protocol.js';
 import { readRawBody } from './read-body.js';
 import { answerOpenAiImages, answerGeminiImage } from './simulate-images.js';
 import { answerGeminiSpeech, answerOpenAiSpeech, textOf } from './simulate-speech.js';
+import { answerOpenAiEmbeddings, directiveTextOf } from './simulate-embeddings.js';
 import type { StatsRecorder } from './stats.js';
 import { trackRequest } from './track-request.js';
 
@@ -52,7 +53,7 @@ export async function handleMediaRequest(request: IncomingMessage, response: Ser
   }
   let directive: number | undefined;
   try {
-    directive = parseMediaDirectives(typeof json.input === 'string' ? json.input : typeof json.prompt === 'string' ? json.prompt : textOf(json.contents)).status;
+    directive = parseMediaDirectives(Array.isArray(json.input) ? directiveTextOf(json.input) : typeof json.input === 'string' ? json.input : typeof json.prompt === 'string' ? json.prompt : textOf(json.contents)).status;
   } catch (error) {
     if (!(error instanceof MediaDirectiveError)) throw error;
     return fail(400, `simulator directive: ${error.message}`);
@@ -65,6 +66,7 @@ export async function handleMediaRequest(request: IncomingMessage, response: Ser
 
   let problem: string | undefined;
   if (route.kind === 'openai-speech') problem = answerOpenAiSpeech(response, json);
+  else if (route.kind === 'openai-embeddings') problem = answerOpenAiEmbeddings(response, json, azure?.deployment);
   else if (route.kind === 'openai-images') problem = await answerOpenAiImages(response, route.operation, body, contentType);
   else if (route.kind === 'gemini-speech') problem = answerGeminiSpeech(response, json, route.model);
   else if (route.kind === 'gemini-image') problem = answerGeminiImage(response, json, route.model);

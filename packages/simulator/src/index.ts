@@ -16,3 +16,4 @@ export type { VideoJobStats, VideoStats } from './video-jobs.js';
 export { simulatorAwsCredentials, simulatorAwsSessionCredentials, verifyAwsSignature, type AwsCredentials, type AwsAuthRefusal, type AwsRequestToVerify } from './aws-sigv4.js';
 export { buildPng } from './build-png.js';
 export { mp3FrameBytes, msPerCharacter } from './build-audio.js';
+export { embeddingOf, openaiMaxEmbeddingInputs } from './simulate-embeddings.js';

@@ -3,6 +3,7 @@ import { decodePathSegment } from './decode-path-segment.js';
 /** A speech or image request, as `matchRoute` hands it over. */
 export type MediaRoute =
   | { kind: 'openai-speech'; azure?: AzureMediaRoute }
+  | { kind: 'openai-embeddings'; azure?: AzureMediaRoute }
   | { kind: 'openai-images'; operation: 'generate' | 'edit'; azure?: AzureMediaRoute }
   | { kind: 'gemini-speech'; model: string }
   | { kind: 'gemini-image'; model: string }
@@ -18,12 +19,12 @@ export interface AzureMediaRoute {
 
 const GEMINI_MODELS = '/gemini/v1beta/models/';
 /** `/azure/openai/v1/{operation}` or `/azure/openai/deployments/{deployment}/{operation}` (the latter needs `?api-version=`). */
-const AZURE_MEDIA = /^\/azure\/openai\/(?:v1|deployments\/([^/]+))\/(audio\/speech|images\/generations|images\/edits)$/;
+const AZURE_MEDIA = /^\/azure\/openai\/(?:v1|deployments\/([^/]+))\/(audio\/speech|images\/generations|images\/edits|embeddings)$/;
 export const FAL_PREFIX = '/fal/';
 
 /**
  * The media endpoints, each under its vendor SDK's base URL: OpenAI `POST /audio/speech`,
- * `/images/generations` and `/images/edits`; Gemini `generateContent` on a model whose name says
+ * `/images/generations`, `/images/edits` and `/embeddings`; Gemini `generateContent` on a model whose name says
  * `tts` (speech) or `image` (images), as Google names them; fal's queue under `/fal` (the
  * simulator's stand-in for https://queue.fal.run): submit `POST /fal/{model_id}`, status
  * `GET /fal/{app}/requests/{id}/status`, result `GET /fal/{app}/requests/{id}`, and the images
@@ -38,9 +39,11 @@ export function matchMediaRoute(method: string, pathname: string, query?: URLSea
     if (encodedDeployment !== undefined && !query?.has('api-version')) return undefined;
     const route: AzureMediaRoute = encodedDeployment === undefined ? {} : { deployment: decodePathSegment(encodedDeployment) };
     if (operation === 'audio/speech') return { kind: 'openai-speech', azure: route };
+    if (operation === 'embeddings') return { kind: 'openai-embeddings', azure: route };
     return { kind: 'openai-images', operation: operation === 'images/edits' ? 'edit' : 'generate', azure: route };
   }
   if (method === 'POST' && pathname === '/openai/v1/audio/speech') return { kind: 'openai-speech' };
+  if (method === 'POST' && pathname === '/openai/v1/embeddings') return { kind: 'openai-embeddings' };
   if (method === 'POST' && pathname === '/openai/v1/images/generations') return { kind: 'openai-images', operation: 'generate' };
   if (method === 'POST' && pathname === '/openai/v1/images/edits') return { kind: 'openai-images', operation: 'edit' };
   if (method === 'POST' && pathname.startsWith(GEMINI_MODELS) && pathname.endsWith(':generateContent')) {
