@@ -8,9 +8,6 @@ import { findFile } from './db/files.js';
 export const batchEndpoints = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'] as const;
 export type BatchEndpoint = (typeof batchEndpoints)[number];
 
-/** The endpoints this build runs: embeddings lines wait for the embeddings endpoint (issue 50). */
-export const runnableBatchEndpoints: readonly BatchEndpoint[] = ['/v1/chat/completions', '/v1/responses', '/v1/messages'];
-
 const completionWindowMs = 24 * 60 * 60 * 1000;
 
 /**
@@ -23,9 +20,6 @@ export async function createBatch(
   principal: Principal,
   input: { inputFileId: string; endpoint: BatchEndpoint; completionWindow: '24h'; metadata: Record<string, string> | null },
 ): Promise<BatchRecord> {
-  if (!runnableBatchEndpoints.includes(input.endpoint)) {
-    throw invalidRequest(`Batches for ${input.endpoint} are not available on this gateway yet; use one of ${runnableBatchEndpoints.join(', ')}`, 'endpoint');
-  }
   const file = await findFile(context.store.db, principal.accountId, input.inputFileId);
   if (!file) throw notFound('File');
   if (file.purpose !== 'batch') throw invalidRequest(`The file ${file.id} is not a batch input file (its purpose is "${file.purpose}")`, 'input_file_id');

@@ -24,7 +24,8 @@ export interface LineRun {
 
 /**
  * Runs a line through the same paid path as the live endpoint (`api/batches/run-batch-line.ts`:
- * the text turn of `/v1/chat/completions`, `/v1/responses` or `/v1/messages`). Handed in by the
+ * the text turn of `/v1/chat/completions`, `/v1/responses` or `/v1/messages`, or the embeddings
+ * call of `/v1/embeddings`). Handed in by the
  * composition root, since that path lives in the API layer above this one.
  */
 export type LineRunner = (context: AppContext, run: LineRun) => Promise<LineOutcome>;

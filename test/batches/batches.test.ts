@@ -139,13 +139,6 @@ describe.each(testDatabases())('batches on $name', ({ url }) => {
     expect(await batchRows(gateway, created.id)).toEqual([]);
   });
 
-  it('refuses /v1/embeddings batches with a clear 400 until the embeddings endpoint exists', async () => {
-    const file = await uploadBatchFile(client, jsonl([{ custom_id: 'e', method: 'POST', url: '/v1/embeddings', body: { model: 'sim/openai-model', input: 'x' } }]));
-    const error = (await client.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' }).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.BadRequestError>;
-    expect(error.status).toBe(400);
-    expect(error.message).toContain('/v1/embeddings');
-  });
-
   it('keeps files and batches to their account: another account gets 404 for each, and lists only its own', async () => {
     const other = await gateway.test.createAccount({ credits: 10 });
     const otherClient = new OpenAI({ apiKey: other.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });

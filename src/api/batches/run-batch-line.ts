@@ -1,5 +1,9 @@
 import type { AppContext } from '../../app-context.js';
 import type { Principal } from '../../auth/principal.js';
+import { startRequestRecord } from '../../billing/start-request-record.js';
+import { createEmbeddings } from '../../embeddings/create-embeddings.js';
+import { decodeEmbeddingRequest } from '../embeddings/decode-embedding-request.js';
+import { encodeEmbeddingsResponse } from '../embeddings/encode-embeddings-response.js';
 import type { LineOutcome, LineRun } from '../../batches/line-executor.js';
 import type { TextGenerationOutcome } from '../../generation/generate-text.js';
 import type { PassThroughInput } from '../../generation/plan-pass-through.js';
@@ -23,6 +27,7 @@ import type { DecodedTextCall } from '../shared/text-call.js';
  * runs again.
  */
 export async function runBatchLine(context: AppContext, run: LineRun): Promise<LineOutcome> {
+  if (run.batch.endpoint === '/v1/embeddings') return runEmbeddingsLine(context, run);
   const style = styleOf(context, run.batch.endpoint, run.principal);
   const turn = new BatchLineTurn(context, style, run);
   try {
@@ -33,6 +38,24 @@ export async function runBatchLine(context: AppContext, run: LineRun): Promise<L
     const gatewayError = toGatewayError(error);
     const body = renderError(gatewayError, run.requestId, style.api === 'messages' ? 'anthropic' : 'openai');
     return { kind: 'failed', statusCode: gatewayError.status, body, code: gatewayError.code, message: gatewayError.message };
+  }
+}
+
+/** An embeddings line, as `POST /v1/embeddings` runs it (api/embeddings/routes.ts): one paid call, its row tied to the batch. */
+async function runEmbeddingsLine(context: AppContext, run: LineRun): Promise<LineOutcome> {
+  const body = run.line.body;
+  const record = startRequestRecord(context, { requestId: run.requestId, principal: run.principal, endpoint: '/embeddings', body, batchId: run.batch.id });
+  try {
+    const decoded = decodeEmbeddingRequest(body);
+    record.identify(decoded.request.user);
+    const outcome = await createEmbeddings(context, { principal: run.principal, requestId: run.requestId, route: decoded.route, request: decoded.request, signal: run.signal, record });
+    await record.admitted;
+    return { kind: 'answered', statusCode: 200, body: encodeEmbeddingsResponse(outcome.result, outcome.candidate.model.id, decoded.encoding, outcome.cost) };
+  } catch (error) {
+    await record.failed(error);
+    if (run.signal.aborted) return { kind: 'stopped' };
+    const gatewayError = toGatewayError(error);
+    return { kind: 'failed', statusCode: gatewayError.status, body: renderError(gatewayError, run.requestId, 'openai'), code: gatewayError.code, message: gatewayError.message };
   }
 }
 
