@@ -21,8 +21,8 @@ const layers = [
   { name: 'http', paths: ['src/http/'], holds: 'the edge: auth, caps, error envelope, validation, SSE writing' },
   {
     name: 'work',
-    paths: ['src/generation/', 'src/media/', 'src/videos/', 'src/embeddings/', 'src/rerank/', 'src/moderations/', 'src/accounts/', 'src/messenger/', 'src/people/', 'src/redemption/', 'src/payments/', 'src/alerts/'],
-    holds: 'what a route runs: text, media and video generation; embeddings; rerank; moderations; account, messenger and payment operations; people and their sign-in; redemption codes; alerts',
+    paths: ['src/generation/', 'src/media/', 'src/videos/', 'src/embeddings/', 'src/rerank/', 'src/moderations/', 'src/batches/', 'src/accounts/', 'src/messenger/', 'src/people/', 'src/redemption/', 'src/payments/', 'src/alerts/'],
+    holds: 'what a route runs: text, media and video generation; embeddings; rerank; moderations; files and batches; account, messenger and payment operations; people and their sign-in; redemption codes; alerts',
   },
   { name: 'admission and tools', paths: ['src/limits/', 'src/hosted-tools/'], holds: 'request limits before a call; the hosted tools a text turn calls' },
   { name: 'app-context', paths: ['src/app-context.ts'], holds: 'the type of the services handed to the work above; none of its services imports it' },

@@ -11,6 +11,8 @@ import { registerAlertRoutes } from './api/alerts/routes.js';
 import { registerAdminUserRoutes } from './api/admin/user-routes.js';
 import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
+import { registerBatchRoutes } from './api/batches/batch-routes.js';
+import { registerFileRoutes } from './api/batches/file-routes.js';
 import { registerGeminiRoutes } from './api/gemini/routes.js';
 import { registerMessagesRoutes } from './api/messages/routes.js';
 import { registerResponsesRoutes } from './api/responses/routes.js';
@@ -156,6 +158,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerEmbeddingRoutes(app, context);
   registerRerankRoutes(app, context);
   registerCohereEmbedRoutes(app, context);
+  registerFileRoutes(app, context);
+  registerBatchRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
   registerPaymentWebhookRoutes(app, context);
   registerAuthRoutes(app, context);

@@ -47,4 +47,6 @@ export interface RequestRecord {
   webSearchRequests?: number | null;
   /** The part of `cost` that is not tokens: those searches (nano-USD). */
   toolCost?: bigint | null;
+  /** The batch this request was a line of (`/v1/batches`); null or absent for live requests. */
+  batchId?: string | null;
 }

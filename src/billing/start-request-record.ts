@@ -50,9 +50,9 @@ export const END_USER_MAX_CHARS = 256;
  */
 export function startRequestRecord(
   context: RequestRecordDependencies,
-  input: { requestId: string; principal: Principal; endpoint: string; body: Record<string, unknown> },
+  input: { requestId: string; principal: Principal; endpoint: string; body: Record<string, unknown>; /** The batch the request is a line of. */ batchId?: string },
 ): RequestRecorder {
-  return new RequestRecording(context, input.requestId, input.principal, input.endpoint, input.body);
+  return new RequestRecording(context, input.requestId, input.principal, input.endpoint, input.body, input.batchId ?? null);
 }
 
 type RowFields = Pick<RequestRecord, 'model' | 'provider' | 'status' | 'errorCode' | 'errorMessage'>;
@@ -79,6 +79,7 @@ class RequestRecording implements RequestRecorder {
     private readonly principal: Principal,
     private readonly endpoint: string,
     body: Record<string, unknown>,
+    private readonly batchId: string | null,
   ) {
     const model = body.model;
     this.requested = typeof model === 'string' && model !== '' ? model.slice(0, 200) : undefined;
@@ -142,6 +143,7 @@ class RequestRecording implements RequestRecorder {
       omitted: null,
       webSearchRequests: null,
       toolCost: null,
+      batchId: this.batchId,
     });
   }
 
@@ -170,6 +172,7 @@ class RequestRecording implements RequestRecorder {
       omitted: settlement.omitted && settlement.omitted.length > 0 ? [...settlement.omitted] : null,
       webSearchRequests: usage.webSearchRequests ?? null,
       toolCost: usage.toolCost ?? null,
+      batchId: this.batchId,
     });
   }
 

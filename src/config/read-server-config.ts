@@ -38,6 +38,11 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
       maxFreeStoredPerAccount: readInteger(env, 'SWITCHYARD_FREE_STORED_RESPONSES_PER_ACCOUNT', defaultResponseStorage.maxFreeStoredPerAccount, 0, 100_000_000),
       maxFreeStoredBytesPerAccount: readInteger(env, 'SWITCHYARD_FREE_STORED_BYTES_PER_ACCOUNT', defaultResponseStorage.maxFreeStoredBytesPerAccount, 0, 1024 * 1024 * 1024 * 1024),
     },
+    batches: {
+      filesDir: env.SWITCHYARD_FILES_DIR || null,
+      maxFileBytes: readInteger(env, 'SWITCHYARD_FILES_MAX_BYTES', 200 * 1024 * 1024, 1024, 1024 * 1024 * 1024 * 1024),
+      linesInFlight: readInteger(env, 'SWITCHYARD_BATCH_LINES_IN_FLIGHT', 4, 1, 256),
+    },
   };
 }
 

@@ -232,6 +232,18 @@ export interface ServerConfig {
   passThrough?: boolean;
   /** Stored Responses (`store: true`); `api/responses/response-storage-settings.ts` defaults when absent. */
   responses?: ResponseStorageConfig;
+  /** Files and batches (`/v1/files`, `/v1/batches`); `batches/batch-settings.ts` defaults when absent. */
+  batches?: BatchConfig;
+}
+
+/** Where uploaded files live and how batches run. */
+export interface BatchConfig {
+  /** `SWITCHYARD_FILES_DIR`: the directory of uploaded and generated files; null: `files/` beside the SQLite database, else `./data/files`. */
+  filesDir: string | null;
+  /** `SWITCHYARD_FILES_MAX_BYTES`: largest upload; default 200 MiB (OpenAI's batch input limit). */
+  maxFileBytes: number;
+  /** `SWITCHYARD_BATCH_LINES_IN_FLIGHT`: lines of one batch running at once; default 4. */
+  linesInFlight: number;
 }
 
 /** How long stored Responses are kept, and how large one may be. */

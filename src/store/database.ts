@@ -41,6 +41,9 @@ export interface Database {
   redemption_failures: RedemptionFailuresTable;
   payment_customers: PaymentCustomersTable;
   auto_top_ups: AutoTopUpsTable;
+  files: FilesTable;
+  batches: BatchesTable;
+  batch_lines: BatchLinesTable;
 }
 
 /** A person who signs in to the page (contract §7). `email` is stored in lower case. */
@@ -241,6 +244,8 @@ export interface RequestsTable {
   tool_cost: bigint | null;
   /** Nullable, added by a later migration (see RequestRecord.errorMessage). */
   error_message: string | null;
+  /** The batch whose line this request was (issue 51); null for live requests. */
+  batch_id: string | null;
 }
 
 export interface UsageRollupsTable {
@@ -455,4 +460,64 @@ export interface AlertStatesTable {
   period: string;
   alert_id: string;
   fired_at: string;
+}
+
+/** An uploaded file (`POST /v1/files`): its bytes are on disk under `storage_key` (batches/file-storage.ts). */
+export interface FilesTable {
+  id: string;
+  account_id: string;
+  purpose: string;
+  filename: string;
+  bytes: number | bigint;
+  line_count: number | bigint;
+  storage_key: string;
+  created_at: string;
+}
+
+/** A batch (`POST /v1/batches`): OpenAI's batch object, its live counts and its timestamps. */
+export interface BatchesTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  endpoint: string;
+  input_file_id: string;
+  completion_window: string;
+  status: string;
+  /** JSON object of strings, or null. */
+  metadata: string | null;
+  /** JSON array of OpenAI's batch errors (`{code, message, param, line}`), or null. */
+  errors: string | null;
+  total: Generated<number | bigint>;
+  completed: Generated<number | bigint>;
+  failed: Generated<number | bigint>;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  created_at: string;
+  expires_at: string;
+  in_progress_at: string | null;
+  finalizing_at: string | null;
+  completed_at: string | null;
+  failed_at: string | null;
+  expired_at: string | null;
+  cancelling_at: string | null;
+  cancelled_at: string | null;
+}
+
+/** One line of a batch's input file: its request body, where it stands, and its answer once it has one. */
+export interface BatchLinesTable {
+  batch_id: string;
+  line_no: number | bigint;
+  custom_id: string;
+  model: string;
+  /** The line's `body`, JSON. */
+  body: string;
+  /** pending | running | completed | failed | cancelled | expired */
+  status: string;
+  /** The request id of the line's run (its request log row), set when it starts. */
+  request_id: string | null;
+  status_code: number | bigint | null;
+  /** The answer's body, JSON (completed lines). */
+  response: string | null;
+  /** `{code, message}`, JSON (failed lines). */
+  error: string | null;
 }

@@ -8,7 +8,8 @@ import { encodeUsage } from './encode-usage.js';
 import { chatCompletionsFieldTable } from './field-table.js';
 import { passThroughRules } from '../shared/pass-through-rules.js';
 
-const chatStyle: TextStyle<undefined> = {
+/** Also the style of a batch's lines for this endpoint (api/batches/run-batch-line.ts). */
+export const chatStyle: TextStyle<undefined> = {
   api: 'chat',
   decode: (body) => ({ call: decodeChatCompletionsRequest(body), extra: undefined }),
   encodeResponse: (result, meta, cost) => encodeChatCompletionsResponse(result, meta, cost),

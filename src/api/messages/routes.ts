@@ -9,7 +9,8 @@ import { encodeRelayedUsage } from './encode-usage.js';
 import { messagesFieldTable } from './field-table.js';
 import { passThroughRules } from '../shared/pass-through-rules.js';
 
-const messagesStyle: TextStyle<undefined> = {
+/** Also the style of a batch's lines for this endpoint (api/batches/run-batch-line.ts). */
+export const messagesStyle: TextStyle<undefined> = {
   api: 'messages',
   decode: (body, headers) => ({ call: decodeMessagesRequest(body, headers), extra: undefined }),
   encodeResponse: (result, meta, cost) => encodeMessagesResponse(result, meta, cost),

@@ -29,6 +29,8 @@ export interface TextTurnTransport<Extra> {
   readonly signal: CancelSignal;
   /** The client's body and its style's rules, for the native pass-through; absent when it has none. */
   readonly passThrough?: PassThroughInput;
+  /** The batch the turn is a line of (its request log row names it); absent for live requests. */
+  readonly batchId?: string;
   /** An asynchronous step before decoding (Responses: continuing from a stored response). */
   prepare?(body: Record<string, unknown>): Promise<Record<string, unknown>>;
   decode(body: Record<string, unknown>): { call: DecodedTextCall; extra: Extra };
@@ -52,7 +54,7 @@ export interface TextTurnTransport<Extra> {
  * resolves once its row is queued.
  */
 export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTransport<Extra>): Promise<unknown> {
-  const record = startRequestRecord(context, { requestId: turn.requestId, principal: turn.principal, endpoint: turn.endpoint, body: turn.recordBody });
+  const record = startRequestRecord(context, { requestId: turn.requestId, principal: turn.principal, endpoint: turn.endpoint, body: turn.recordBody, batchId: turn.batchId });
   let extra: Extra;
   let outcome: TextGenerationOutcome;
   try {

@@ -1,0 +1,290 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { AppContext } from '../app-context.js';
+import type { Principal } from '../auth/principal.js';
+import { findRequest } from '../billing/db/requests.js';
+import { apiEndpointsOf } from '../catalog/catalog.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import { findActiveKey } from '../store/repositories/api-keys.js';
+import { batchSettingsOf } from './batch-settings.js';
+import { closePendingLines, endLine, insertBatchLines, nextPendingLines, readLinesAfter, returnLine, runningLines, startLine, type BatchLineRecord, type NewBatchLine } from './db/batch-lines.js';
+import { countLineEnd, failBatchValidation, findBatchById, moveBatch, startBatch, type BatchError, type BatchRecord } from './db/batches.js';
+import { findFile } from './db/files.js';
+import { chooseLineExecutor, type LineOutcome, type LineRunner } from './line-executor.js';
+import { fileStorageOf, storeGeneratedFile } from './manage-files.js';
+import { lineError, readBatchLine, readFileLines } from './read-batch-line.js';
+
+/** Lines handled between two yields to the event loop, and rows per statement: a 1,000-line batch never holds SQLite's thread for long. */
+const chunk = 100;
+/** The most validation errors a batch keeps (OpenAI lists the first ones too). */
+const maxErrors = 100;
+/** How long one poll of a batch runs lines before it hands the batch back to the engine (well within the task's lease). */
+const pollBudgetMs = 10_000;
+
+/** What a poll of the batch's task found: still running, or ended (in any final status). */
+export type BatchStep = 'running' | 'ended';
+
+/**
+ * One step of a batch, run by its task (batch-task-handler.ts), under the task's lease, so one
+ * instance at a time: validate the input file into lines; run pending lines, a bounded number in
+ * flight, each through the live paid path; on cancel or past the completion window close what has
+ * not started (never charged); then write the output and error files. Every step is written to
+ * the database as it happens, so a restart resumes where the batch stood.
+ */
+export async function stepBatch(context: AppContext, batchId: string, runLine: LineRunner, signal: AbortSignal): Promise<BatchStep> {
+  let batch = await findBatchById(context.store.db, batchId);
+  if (!batch) return 'ended';
+  if (batch.status === 'validating') {
+    // Validated even when already past its window: the lines that never ran are then in the error file.
+    if (!(await validateBatch(context, batch))) return 'ended';
+    batch = (await findBatchById(context.store.db, batchId))!;
+  }
+  if (batch.status === 'in_progress' && isPastWindow(context, batch)) {
+    await closeBatch(context, batch, 'expired');
+    return 'ended';
+  }
+  if (batch.status === 'in_progress') {
+    batch = await runLines(context, batch, runLine, signal);
+    if (batch.status === 'in_progress') return 'running';
+  }
+  if (batch.status === 'cancelling') {
+    await closeBatch(context, batch, 'cancelled');
+    return 'ended';
+  }
+  if (batch.status === 'finalizing') await finalizeBatch(context, batch, 'completed');
+  return 'ended';
+}
+
+/**
+ * Reads the input file line by line: each line well-formed, its `url` the batch's endpoint, its
+ * `custom_id` unique, its model in the catalog and serving the endpoint, no `stream`. Errors
+ * name the line; any error fails the batch and nothing runs. Otherwise the lines are stored,
+ * pending, in chunks (on conflict nothing: a validation interrupted by a restart starts over).
+ */
+async function validateBatch(context: AppContext, batch: BatchRecord): Promise<boolean> {
+  const file = await findFile(context.store.db, batch.accountId, batch.inputFileId);
+  const at = context.clock.now().toISOString();
+  if (!file) {
+    await failBatchValidation(context.store.db, batch.id, [{ code: 'invalid_file', message: `The input file ${batch.inputFileId} was deleted`, param: 'input_file_id', line: null }], 0, at);
+    return false;
+  }
+  const errors: BatchError[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  for await (const { lineNo, text } of readFileLines(fileStorageOf(context).read(file.storageKey))) {
+    total++;
+    const problem = checkLine(context, batch, text, lineNo, seen);
+    if (problem && errors.length < maxErrors) errors.push(problem);
+    if (total % chunk === 0) await yieldToLoop();
+  }
+  if (errors.length > 0) {
+    await failBatchValidation(context.store.db, batch.id, errors, total, context.clock.now().toISOString());
+    return false;
+  }
+  let lines: NewBatchLine[] = [];
+  for await (const { lineNo, text } of readFileLines(fileStorageOf(context).read(file.storageKey))) {
+    const line = readBatchLine(text, lineNo);
+    lines.push({ lineNo, customId: line.custom_id, model: line.body.model as string, body: JSON.stringify(line.body) });
+    if (lines.length === chunk) {
+      await insertBatchLines(context.store.db, batch.id, lines);
+      lines = [];
+    }
+  }
+  await insertBatchLines(context.store.db, batch.id, lines);
+  await startBatch(context.store.db, batch.id, total, context.clock.now().toISOString());
+  return true;
+}
+
+/** Text endpoints of a batch and the catalog endpoint each is (`apiEndpointsOf`). */
+const catalogEndpointOf: Record<string, string> = { '/v1/chat/completions': 'chat', '/v1/responses': 'responses', '/v1/messages': 'messages', '/v1/embeddings': 'embeddings' };
+
+function checkLine(context: AppContext, batch: BatchRecord, text: string, lineNo: number, seen: Set<string>): BatchError | undefined {
+  const refuse = (code: string, error: GatewayError): BatchError => ({ code, message: error.message, param: error.param ?? null, line: lineNo });
+  let line;
+  try {
+    line = readBatchLine(text, lineNo);
+  } catch (error) {
+    return refuse('invalid_request', error as GatewayError);
+  }
+  if (line.url !== batch.endpoint) return refuse('invalid_url', lineError(lineNo, `\`url\` is ${JSON.stringify(line.url)}, but this batch's endpoint is ${batch.endpoint}`, 'url'));
+  if (seen.has(line.custom_id)) return refuse('duplicate_custom_id', lineError(lineNo, `\`custom_id\` ${JSON.stringify(line.custom_id)} is used by an earlier line; each line needs its own`, 'custom_id'));
+  seen.add(line.custom_id);
+  if (line.body.stream === true) return refuse('invalid_request', lineError(lineNo, '`body.stream` cannot be true in a batch: each answer is a line of the output file', 'body.stream'));
+  const model = line.body.model;
+  if (typeof model !== 'string' || model === '') return refuse('missing_required_parameter', lineError(lineNo, '`body.model` must name a model', 'body.model'));
+  const config = context.catalog.modelById.get(model);
+  if (!config) return refuse('model_not_found', lineError(lineNo, `The model ${JSON.stringify(model)} is not in the catalog`, 'body.model'));
+  if (!(apiEndpointsOf(config) as string[]).includes(catalogEndpointOf[batch.endpoint])) {
+    return refuse('model_not_found', lineError(lineNo, `The model ${JSON.stringify(model)} does not serve ${batch.endpoint}`, 'body.model'));
+  }
+  return undefined;
+}
+
+/**
+ * Runs pending lines, at most `linesInFlight` at once, until none is left, the batch is cancelled,
+ * the poll's time is up or the engine stops. Lines left `running` by a process that died are put
+ * back first: under the same request id when its request log row is absent or completed (the
+ * books never charge one request id twice, so a line answered and charged before the crash is
+ * not charged again), under a new one when that row records a failure.
+ */
+async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRunner, signal: AbortSignal): Promise<BatchRecord> {
+  const settings = batchSettingsOf(context.config);
+  const principal = await principalOf(context, batch);
+  for (;;) {
+    const orphans = await runningLines(context.store.db, batch.id, chunk);
+    if (orphans.length === 0) break;
+    for (const line of orphans) {
+      const row = line.requestId === null ? undefined : await findRequest(context.store.db, batch.accountId, line.requestId);
+      await returnLine(context.store.db, batch.id, line.lineNo, row === undefined || row.status === 'completed' ? line.requestId : null);
+    }
+  }
+  const started = Date.now();
+  const inFlight = new Set<Promise<void>>();
+  let queue: BatchLineRecord[] = [];
+  let cancelled = false;
+  let exhausted = false;
+  const stop = () => signal.aborted || cancelled || Date.now() - started >= pollBudgetMs || isPastWindow(context, batch);
+  while (!stop()) {
+    while (inFlight.size < settings.linesInFlight && !exhausted && !stop()) {
+      if (queue.length === 0) {
+        queue = await nextPendingLines(context.store.db, batch.id, settings.linesInFlight * 2);
+        // Lines already in flight are still `running`, so they are not read again.
+        if (queue.length === 0) exhausted = true;
+        continue;
+      }
+      const line = queue.shift()!;
+      const requestId = line.requestId ?? context.createId('req');
+      if (!(await startLine(context.store.db, batch.id, line.lineNo, requestId))) continue;
+      const run = runOneLine(context, batch, { ...line, requestId }, principal, runLine, signal).finally(() => inFlight.delete(run));
+      inFlight.add(run);
+    }
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight);
+    cancelled = (await findBatchById(context.store.db, batch.id))?.status === 'cancelling';
+  }
+  await Promise.all(inFlight);
+  const current = (await findBatchById(context.store.db, batch.id))!;
+  if (current.status !== 'in_progress') return current;
+  const left = (await nextPendingLines(context.store.db, batch.id, 1)).length + (await runningLines(context.store.db, batch.id, 1)).length;
+  if (left > 0) return current;
+  await moveBatch(context.store.db, batch.id, ['in_progress'], { status: 'finalizing', at: context.clock.now().toISOString() });
+  return (await findBatchById(context.store.db, batch.id))!;
+}
+
+async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLineRecord & { requestId: string }, principal: Principal | undefined, runLine: LineRunner, signal: AbortSignal): Promise<void> {
+  let outcome: LineOutcome;
+  if (!principal) {
+    outcome = { kind: 'failed', statusCode: 401, body: null, code: 'invalid_api_key', message: 'The API key that created this batch was revoked; its lines cannot run' };
+  } else {
+    const executor = chooseLineExecutor(batch, line);
+    try {
+      outcome = executor === 'engine' ? await runLine(context, { batch, line, requestId: line.requestId, principal, signal }) : { kind: 'stopped' };
+    } catch (error) {
+      context.logger.error({ err: error, batch: batch.id, line: line.lineNo }, 'batch line failed unexpectedly');
+      outcome = { kind: 'failed', statusCode: 500, body: null, code: 'internal_error', message: 'The line could not be run' };
+    }
+  }
+  if (outcome.kind === 'stopped') {
+    // Its request log row (if any) records the interruption; the next run logs under a new id.
+    await returnLine(context.store.db, batch.id, line.lineNo, null);
+    return;
+  }
+  const ended = await endLine(context.store.db, batch.id, line.lineNo, {
+    status: outcome.kind === 'answered' ? 'completed' : 'failed',
+    statusCode: outcome.statusCode,
+    response: outcome.body,
+    error: outcome.kind === 'failed' && outcome.body === null ? { code: outcome.code, message: outcome.message } : null,
+  });
+  if (ended) await countLineEnd(context.store.db, batch.id, outcome.kind === 'answered' ? 'completed' : 'failed');
+}
+
+function isPastWindow(context: AppContext, batch: BatchRecord): boolean {
+  return context.clock.now().getTime() >= Date.parse(batch.expiresAt);
+}
+
+/** The batch creator's key as a principal; undefined once it is revoked (its lines then fail, uncharged). */
+async function principalOf(context: AppContext, batch: BatchRecord): Promise<Principal | undefined> {
+  const key = await findActiveKey(context.store.db, batch.accountId, batch.keyId);
+  return key && { keyId: key.id, accountId: key.accountId, management: key.management, maxPrice: key.maxPrice, modelMaxPrices: key.modelMaxPrices, requestsPerMinute: key.requestsPerMinute };
+}
+
+/**
+ * Cancel or expiry: the lines that have not started end `cancelled` or `expired` (never run,
+ * never charged; expired ones go to the error file as `batch_expired`), in chunks, then the
+ * files are written and the batch ends in that status. Lines in flight are waited for by the
+ * run that holds them, which is this poll's own (the task is leased to one instance).
+ */
+async function closeBatch(context: AppContext, batch: BatchRecord, status: 'cancelled' | 'expired'): Promise<void> {
+  let closed = 0;
+  for (;;) {
+    const count = await closePendingLines(context.store.db, batch.id, status, chunk);
+    if (count === 0) break;
+    closed += count;
+    await yieldToLoop();
+  }
+  // Lines a dead process left running had their chance: they end with the batch too.
+  for (;;) {
+    const orphans = await runningLines(context.store.db, batch.id, chunk);
+    if (orphans.length === 0) break;
+    for (const line of orphans) {
+      const error = { code: status === 'expired' ? 'batch_expired' : 'batch_cancelled', message: 'The batch ended while this line was running' };
+      if (await endLine(context.store.db, batch.id, line.lineNo, { status: 'failed', statusCode: 0, response: null, error })) await countLineEnd(context.store.db, batch.id, 'failed');
+    }
+  }
+  const failedLines = status === 'expired' ? closed : 0;
+  await finalizeBatch(context, (await findBatchById(context.store.db, batch.id))!, status, failedLines);
+}
+
+/**
+ * Writes the output file (answered lines) and the error file (failed and expired lines), in
+ * OpenAI's line format `{id, custom_id, response: {status_code, request_id, body} | null, error}`
+ * and input order, reading the lines in chunks; then the batch ends in `status`. A file with no
+ * line is not made (OpenAI leaves its id null too).
+ */
+async function finalizeBatch(context: AppContext, batch: BatchRecord, status: 'completed' | 'cancelled' | 'expired', failedLines = 0): Promise<void> {
+  const outputId = context.createId('file');
+  const errorId = context.createId('file');
+  const output = await storeGeneratedFile(context, { id: outputId, accountId: batch.accountId, filename: `batch_${batch.id}_output.jsonl`, lines: linesOf(context, batch, 'output') });
+  const errors = await storeGeneratedFile(context, { id: errorId, accountId: batch.accountId, filename: `batch_${batch.id}_error.jsonl`, lines: linesOf(context, batch, 'error') });
+  const moved = await moveBatch(context.store.db, batch.id, [batch.status], {
+    status,
+    at: context.clock.now().toISOString(),
+    outputFileId: output.lineCount > 0 ? output.id : null,
+    errorFileId: errors.lineCount > 0 ? errors.id : null,
+    failedLines,
+  });
+  // Files nobody names (empty, or another run finished first) are removed again.
+  for (const file of [output, errors]) {
+    if (!moved || file.lineCount === 0) {
+      await context.store.db.deleteFrom('files').where('id', '=', file.id).execute();
+      await fileStorageOf(context).remove(file.storageKey);
+    }
+  }
+}
+
+async function* linesOf(context: AppContext, batch: BatchRecord, file: 'output' | 'error'): AsyncGenerator<string> {
+  let after = 0;
+  for (;;) {
+    const lines = await readLinesAfter(context.store.db, batch.id, after, chunk);
+    if (lines.length === 0) return;
+    after = lines[lines.length - 1].lineNo;
+    for (const line of lines) {
+      const answered = line.status === 'completed';
+      const errored = line.status === 'failed' || line.status === 'expired';
+      if (file === 'output' ? !answered : !errored) continue;
+      yield JSON.stringify(outputLineOf(line));
+    }
+    await yieldToLoop();
+  }
+}
+
+/** One line of an output or error file, as OpenAI writes it (https://platform.openai.com/docs/guides/batch#5-retrieve-the-results). */
+function outputLineOf(line: BatchLineRecord): Record<string, unknown> {
+  const ran = line.response !== null && line.statusCode !== null && line.statusCode > 0;
+  const error = line.status === 'expired' ? { code: 'batch_expired', message: 'This line was not run before the batch expired' } : line.error;
+  return {
+    id: `batch_req_${line.requestId ?? `${line.batchId}_${line.lineNo}`}`,
+    custom_id: line.customId,
+    response: ran ? { status_code: line.statusCode, request_id: line.requestId, body: line.response } : null,
+    error: ran ? null : error,
+  };
+}
