@@ -47,4 +47,6 @@ export interface RequestRecord {
   webSearchRequests?: number | null;
   /** The part of `cost` that is not tokens: those searches (nano-USD). */
   toolCost?: bigint | null;
+  /** The response cache answered it (contract §9); absent or false otherwise. */
+  cacheHit?: boolean;
 }

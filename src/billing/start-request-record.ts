@@ -142,6 +142,7 @@ class RequestRecording implements RequestRecorder {
       omitted: null,
       webSearchRequests: null,
       toolCost: null,
+      cacheHit: false,
     });
   }
 
@@ -170,6 +171,7 @@ class RequestRecording implements RequestRecorder {
       omitted: settlement.omitted && settlement.omitted.length > 0 ? [...settlement.omitted] : null,
       webSearchRequests: usage.webSearchRequests ?? null,
       toolCost: usage.toolCost ?? null,
+      cacheHit: settlement.cacheHit === true,
     });
   }
 

@@ -139,6 +139,7 @@ function rowOf<Amount>(record: RequestRecord, cost: Amount, toolCost: Amount | n
     web_search_requests: record.webSearchRequests ?? null,
     tool_cost: toolCost,
     error_message: record.errorMessage ?? null,
+    cache_hit: record.cacheHit === true ? 1 : 0,
   };
 }
 
@@ -166,6 +167,7 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     webSearchRequests: row.web_search_requests === null || row.web_search_requests === undefined ? null : toNumber(row.web_search_requests),
     toolCost: row.tool_cost === null || row.tool_cost === undefined ? null : toBigInt(row.tool_cost),
     errorMessage: row.error_message ?? null,
+    cacheHit: row.cache_hit !== undefined && row.cache_hit !== null && Number(row.cache_hit) === 1,
   };
 }
 

@@ -29,6 +29,7 @@ import * as auditLog from './2026-12-07-1950-audit-log.js';
 import * as members from './2026-12-07-2000-members.js';
 import * as alerts from './2026-12-07-2010-alerts.js';
 import * as memberLimits from './2026-12-07-2020-member-limits.js';
+import * as responseCache from './2026-12-07-2100-response-cache.js';
 import type { OnlineIndex } from './online-index.js';
 
 /** Every migration, by name; names sort in the order they apply. Static imports keep builds self-contained. */
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-2000-members': members,
   '2026-12-07-2010-alerts': alerts,
   '2026-12-07-2020-member-limits': memberLimits,
+  '2026-12-07-2100-response-cache': responseCache,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */
