@@ -11,15 +11,13 @@ import type { TextResult } from '../core/text-result.js';
  */
 export async function* collectStreamResult(parts: AsyncIterable<StreamPart>, complete: (result: TextResult, cost: bigint) => void): AsyncIterable<StreamPart> {
   const assembly = new StreamAssembly();
-  let finished: Extract<StreamPart, { type: 'finish' }> | undefined;
-  let failed = false;
   for await (const part of parts) {
-    if (part.type === 'finish') finished = part;
-    else if (part.type === 'error') failed = true;
-    else assembly.add(part);
+    // The finish is the stream's last part (an encoder may stop reading at it): the answer is whole here.
+    if (part.type === 'finish') {
+      if (part.cost !== undefined) complete(assembly.result(part), part.cost);
+    } else if (part.type !== 'error') assembly.add(part);
     yield part;
   }
-  if (finished !== undefined && !failed && finished.cost !== undefined) complete(assembly.result(finished), finished.cost);
 }
 
 /** The content of a stream, part by part, as `streamResult` (generation/stream-result.ts) would replay it. */

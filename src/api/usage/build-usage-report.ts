@@ -3,6 +3,8 @@ import type { Database } from '../../store/database.js';
 import { sumUsage, type UsageSum } from '../../billing/db/usage-rollups.js';
 import { sumUsageSummaries, type SummaryGrouping } from '../../billing/db/usage-summaries.js';
 import { dayMs, decodeDayRange, formatUtcDay, startOfUtcDay } from '../shared/decode-date-range.js';
+import { nanoToUsd } from '../../core/money.js';
+import { sumCacheSavings } from '../../cache/db/cache-savings.js';
 import { encodeKeyRows, encodeUsageRow, encodeUsageRows, totalOf } from './encode-usage.js';
 
 const defaultDays = 30;
@@ -26,10 +28,22 @@ export async function buildUsageReport(
   const filter = { accountId: scope.accountId, keyId: scope.keyId, from: formatUtcDay(range.startMs), to: formatUtcDay(range.endMs - dayMs) };
   const sum = (grouping: SummaryGrouping): Promise<UsageSum[]> =>
     filter.keyId === undefined ? sumUsageSummaries(db, filter, grouping) : sumUsage(db, filter, grouping);
-  const [byDay, byModel, byProvider, byKey] = await Promise.all([sum('day'), sum('model'), sum('provider'), sum('key_id')]);
+  const [byDay, byModel, byProvider, byKey, savings] = await Promise.all([sum('day'), sum('model'), sum('provider'), sum('key_id'), sumCacheSavings(db, filter)]);
+  // What the response cache saved (contract §9): its hits and the stored cost they were not
+  // charged, per day and in total, from its own small table (one row per account, day and key).
+  const savedOn = new Map(savings.map((saving) => [saving.day, saving]));
+  let hits = 0;
+  let saved = 0n;
+  for (const saving of savings) {
+    hits += saving.hits;
+    saved += saving.saved;
+  }
   return {
-    total: encodeUsageRow(totalOf(byDay)),
-    by_day: encodeUsageRows(byDay, 'day'),
+    total: { ...encodeUsageRow(totalOf(byDay)), cache_hits: hits, cache_savings: nanoToUsd(saved) },
+    by_day: encodeUsageRows(byDay, 'day').map((row) => {
+      const saving = savedOn.get(row.day as string);
+      return { ...row, cache_hits: saving?.hits ?? 0, cache_savings: nanoToUsd(saving?.saved ?? 0n) };
+    }),
     by_model: encodeUsageRows(byModel, 'model'),
     by_provider: encodeUsageRows(byProvider, 'provider'),
     by_key: encodeKeyRows(byKey),
