@@ -7,6 +7,7 @@ import { OutageEpisodes } from '../store/log-outage-episodes.js';
 import { PeriodicRound } from '../store/periodic-round.js';
 import { runInBatches } from '../store/run-in-batches.js';
 import { decodeCachedAnswer, encodeCachedAnswer, type CachedAnswer } from './cached-answer.js';
+import { addCacheSavings } from './db/cache-savings.js';
 import { deleteExpiredCacheEntries, readCacheEntry, writeCacheEntry } from './db/response-cache-entries.js';
 
 /** Where entries are kept: Redis when `REDIS_URL` is set, else the database (contract §9). */
@@ -31,6 +32,10 @@ export interface ResponseCacheDependencies {
  */
 export class ResponseCache {
   private readonly outages: OutageEpisodes;
+  /** Savings not written yet, per account, day and key: one statement a second rather than one per hit. */
+  private pendingSavings = new Map<string, { accountId: string; day: string; keyId: string; hits: number; saved: bigint }>();
+  private savingsTimer: NodeJS.Timeout | undefined;
+  private savingsWrite: Promise<void> = Promise.resolve();
 
   constructor(
     readonly config: CacheConfig,
@@ -77,11 +82,41 @@ export class ResponseCache {
     );
   }
 
+  /** A hit's saving (nano-USD), for `/usage`: added up in memory and written within a second. */
+  addSaving(accountId: string, keyId: string | null, saved: bigint): void {
+    const day = this.dependencies.clock.now().toISOString().slice(0, 10);
+    const id = `${accountId}\n${day}\n${keyId ?? ''}`;
+    const pending = this.pendingSavings.get(id);
+    if (pending) {
+      pending.hits += 1;
+      pending.saved += saved;
+    } else this.pendingSavings.set(id, { accountId, day, keyId: keyId ?? '', hits: 1, saved });
+    this.savingsTimer ??= setTimeout(() => void this.flushSavings(), 1000).unref();
+  }
+
+  /**
+   * Writes the savings added so far. Reporting only: a batch the database refuses is logged at
+   * debug and dropped (an understated saving, never money).
+   */
+  flushSavings(): Promise<void> {
+    clearTimeout(this.savingsTimer);
+    this.savingsTimer = undefined;
+    const batch = [...this.pendingSavings.values()];
+    this.pendingSavings = new Map();
+    if (batch.length > 0) {
+      this.savingsWrite = this.savingsWrite.then(() =>
+        addCacheSavings(this.dependencies.store.db, batch).catch((error: unknown) => this.dependencies.logger.debug({ err: error }, 'response cache savings were not recorded')),
+      );
+    }
+    return this.savingsWrite;
+  }
+
   start(): void {
     this.backend.start();
   }
 
   async close(): Promise<void> {
+    await this.flushSavings();
     this.outages.close();
     await this.backend.close();
   }

@@ -1,22 +1,16 @@
-import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.js';
 import type { Ledger } from '../billing/ledger.js';
 import { PaidCall, type SettlementRecorder } from '../billing/paid-call.js';
 import type { Candidate } from '../catalog/candidate.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { Clock } from '../core/clock.js';
 import { EndpointHealth } from '../routing/endpoint-health.js';
-import type { Store } from '../store/create-store.js';
 import type { CachedAnswer } from './cached-answer.js';
-import { addCacheSaving } from './db/cache-savings.js';
+import type { ResponseCache } from './response-cache.js';
 
 /** The services a cache hit uses (a type of its own: the app context holds the cache). */
 export interface CacheHitDependencies {
   ledger: Pick<Ledger, 'reserve' | 'settle' | 'release'>;
   catalog: Catalog;
-  store: Store;
-  clock: Clock;
-  logger: Logger;
 }
 
 /** What a hit was charged, and the catalog endpoint its row names (the one that served the stored answer). */
@@ -43,7 +37,7 @@ export function priceCacheHit(storedCost: bigint, priceFactorMillionths: number)
 export async function chargeCacheHit(
   dependencies: CacheHitDependencies,
   answer: CachedAnswer,
-  input: { principal: Principal; requestId: string; record: SettlementRecorder; priceFactorMillionths: number },
+  input: { principal: Principal; requestId: string; record: SettlementRecorder; priceFactorMillionths: number; savings: Pick<ResponseCache, 'addSaving'> },
 ): Promise<ChargedHit | undefined> {
   const candidate = findCandidate(dependencies.catalog, answer);
   if (candidate === undefined) return undefined;
@@ -57,11 +51,7 @@ export async function chargeCacheHit(
     await paid.abort(error);
     throw error;
   }
-  const day = dependencies.clock.now().toISOString().slice(0, 10);
-  // Reporting only: a saving that cannot be written costs the answer nothing.
-  addCacheSaving(dependencies.store.db, { accountId: principal.accountId, day, keyId: principal.keyId, saved: answer.cost - cost }).catch((error: unknown) =>
-    dependencies.logger.debug({ err: error, requestId: input.requestId }, 'a response cache saving was not recorded'),
-  );
+  input.savings.addSaving(principal.accountId, principal.keyId, answer.cost - cost);
   return { candidate, cost };
 }
 

@@ -89,7 +89,7 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
     cached = planCachedTurn(context, turn);
     if (cached !== undefined) {
       const stored = await cached.cache.read(cached.key, turn.principal.accountId);
-      const hit = stored && (await chargeCacheHit(context, stored, { principal: turn.principal, requestId: turn.requestId, record, priceFactorMillionths: cached.cache.config.priceFactorMillionths }));
+      const hit = stored && (await chargeCacheHit(context, stored, { principal: turn.principal, requestId: turn.requestId, record, priceFactorMillionths: cached.cache.config.priceFactorMillionths, savings: cached.cache }));
       if (stored && hit) return await answerFromCache(context, turn, record, stored, hit, extra, decoded.call.request.stream);
       turn.cacheAnswered?.('miss');
     }

@@ -4,7 +4,7 @@ import { sumUsage, type UsageSum } from '../../billing/db/usage-rollups.js';
 import { sumUsageSummaries, type SummaryGrouping } from '../../billing/db/usage-summaries.js';
 import { dayMs, decodeDayRange, formatUtcDay, startOfUtcDay } from '../shared/decode-date-range.js';
 import { nanoToUsd } from '../../core/money.js';
-import { sumCacheSavings } from '../../cache/db/cache-savings.js';
+import { sumCacheSavings, type CacheSavingSum } from '../../cache/db/cache-savings.js';
 import { encodeKeyRows, encodeUsageRow, encodeUsageRows, totalOf } from './encode-usage.js';
 
 const defaultDays = 30;
@@ -29,23 +29,25 @@ export async function buildUsageReport(
   const sum = (grouping: SummaryGrouping): Promise<UsageSum[]> =>
     filter.keyId === undefined ? sumUsageSummaries(db, filter, grouping) : sumUsage(db, filter, grouping);
   const [byDay, byModel, byProvider, byKey, savings] = await Promise.all([sum('day'), sum('model'), sum('provider'), sum('key_id'), sumCacheSavings(db, filter)]);
-  // What the response cache saved (contract §9): its hits and the stored cost they were not
-  // charged, per day and in total, from its own small table (one row per account, day and key).
-  const savedOn = new Map(savings.map((saving) => [saving.day, saving]));
+  return {
+    total: encodeUsageRow(totalOf(byDay)),
+    by_day: encodeUsageRows(byDay, 'day'),
+    by_model: encodeUsageRows(byModel, 'model'),
+    by_provider: encodeUsageRows(byProvider, 'provider'),
+    by_key: encodeKeyRows(byKey),
+    // What the response cache saved (contract §9): its hits and the stored cost they were not
+    // charged, in total and per day with hits, from its own small table (a row per account, day
+    // and key); an object apart, so the rows above keep their shape.
+    cache: encodeCacheSavings(savings),
+  };
+}
+
+function encodeCacheSavings(savings: CacheSavingSum[]): Record<string, unknown> {
   let hits = 0;
   let saved = 0n;
   for (const saving of savings) {
     hits += saving.hits;
     saved += saving.saved;
   }
-  return {
-    total: { ...encodeUsageRow(totalOf(byDay)), cache_hits: hits, cache_savings: nanoToUsd(saved) },
-    by_day: encodeUsageRows(byDay, 'day').map((row) => {
-      const saving = savedOn.get(row.day as string);
-      return { ...row, cache_hits: saving?.hits ?? 0, cache_savings: nanoToUsd(saving?.saved ?? 0n) };
-    }),
-    by_model: encodeUsageRows(byModel, 'model'),
-    by_provider: encodeUsageRows(byProvider, 'provider'),
-    by_key: encodeKeyRows(byKey),
-  };
+  return { hits, savings: nanoToUsd(saved), by_day: savings.map((saving) => ({ day: saving.day, hits: saving.hits, savings: nanoToUsd(saving.saved) })) };
 }

@@ -2,11 +2,13 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '../../store/database.js';
 
-/** One hit's saving (nano-USD: the stored cost minus what the hit was charged) added to its day's row. */
-export async function addCacheSaving(db: Kysely<Database>, saving: { accountId: string; day: string; keyId: string | null; saved: bigint }): Promise<void> {
+/** Hits and their savings (nano-USD: the stored cost minus what each hit was charged) added to their days' rows; one row per account, day and key. */
+export async function addCacheSavings(db: Kysely<Database>, savings: ReadonlyArray<{ accountId: string; day: string; keyId: string; hits: number; saved: bigint }>): Promise<void> {
+  // Sorted, so that instances writing the same rows lock them in the same order.
+  const rows = [...savings].sort((left, right) => (left.accountId + left.day + left.keyId < right.accountId + right.day + right.keyId ? -1 : 1));
   await db
     .insertInto('cache_savings')
-    .values({ account_id: saving.accountId, day: saving.day, key_id: saving.keyId ?? '', hits: 1n, saved: saving.saved })
+    .values(rows.map((saving) => ({ account_id: saving.accountId, day: saving.day, key_id: saving.keyId, hits: BigInt(saving.hits), saved: saving.saved })))
     .onConflict((conflict) =>
       conflict.columns(['account_id', 'day', 'key_id']).doUpdateSet((eb) => ({
         hits: eb('cache_savings.hits', '+', eb.ref('excluded.hits')),
