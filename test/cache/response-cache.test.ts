@@ -2,6 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CacheConfig } from '../../src/config/types.js';
+import { DatabaseCacheBackend } from '../../src/cache/response-cache.js';
+import { writeCacheEntry } from '../../src/cache/db/response-cache-entries.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { readAccountMoney, sendJson, startSimulatedGateway, type SimulatedGateway } from '../helpers/simulated-gateway.js';
 import { testDatabases } from '../helpers/test-databases.js';
@@ -180,6 +182,17 @@ for (const backend of backends) {
       expect(message.content).toEqual(first.data.content);
       expect(message.stop_reason).toBe(first.data.stop_reason);
       expect(upstreamCalls(gateway) - before).toBe(1);
+    });
+
+    it.runIf(backend.redisUrl === undefined)('sweeps expired rows out of the database in batches, leaving live ones', async () => {
+      const { store, clock, logger } = gateway.test.context;
+      const now = clock.now().getTime();
+      for (let index = 0; index < 1200; index += 1) await writeCacheEntry(store.db, { key: `sweep-${index}`, accountId: 'acc_x', text: '{}', storedAt: now - 10_000, expiresAt: now - 1 });
+      await writeCacheEntry(store.db, { key: 'sweep-live', accountId: 'acc_x', text: '{}', storedAt: now, expiresAt: now + 60_000 });
+      const swept = await new DatabaseCacheBackend({ store, clock, logger }).sweepOnce();
+      expect(swept).toBeGreaterThanOrEqual(1200);
+      const left = await store.db.selectFrom('response_cache').select('key').where('key', 'like', 'sweep-%').execute();
+      expect(left.map((row) => row.key)).toEqual(['sweep-live']);
     });
 
     it('does not store an answer larger than max_entry_bytes', async () => {
