@@ -26,7 +26,7 @@ const layers = [
   },
   { name: 'admission and tools', paths: ['src/limits/', 'src/hosted-tools/'], holds: 'request limits before a call; the hosted tools a text turn calls' },
   { name: 'app-context', paths: ['src/app-context.ts'], holds: 'the type of the services handed to the work above; none of its services imports it' },
-  { name: 'services', paths: ['src/tasks/', 'src/telemetry/', 'src/metrics/', 'src/lifecycle/', 'src/audit/'], holds: 'the durable task engine, tracing, metrics, the server lifecycle (draining), the audit log' },
+  { name: 'services', paths: ['src/tasks/', 'src/telemetry/', 'src/metrics/', 'src/lifecycle/', 'src/audit/', 'src/cache/'], holds: 'the durable task engine, tracing, metrics, the server lifecycle (draining), the audit log, the response cache' },
   { name: 'routing', paths: ['src/routing/'], holds: 'candidates, the failover loop, breakers' },
   { name: 'billing', paths: ['src/billing/'], holds: "money: pricing, the ledger, leases, the books and the request log" },
   { name: 'providers', paths: ['src/providers/', 'src/outbound/'], holds: 'one folder per wire protocol, the adapter registries; outbound/ fetches user-supplied URLs (public addresses only)' },

@@ -64,6 +64,9 @@ export function formatResults(result: BenchmarkResult): string {
     if (ratios.tracedVsUntraced != null) {
       lines.push(`Tracing on (OTLP to a local sink) over off, CPU per request (${modeNames[mode]}): ${ratios.tracedVsUntraced.toFixed(2)}×`);
     }
+    if (ratios.cacheHitVsMinimal != null) {
+      lines.push(`Response-cache hit CPU per request over the minimal proxy (${mode === 'json' ? 'non-streaming' : 'streaming'}): ${ratios.cacheHitVsMinimal.toFixed(2)}×`);
+    }
     if (ratios.chatPassThroughVsTranslated != null || ratios.messagesPassThroughVsTranslated != null) {
       lines.push(
         `Native pass-through CPU per request over translation (${modeNames[mode]}): ` +

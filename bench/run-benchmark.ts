@@ -28,7 +28,7 @@ import { startTraceSink } from './start-trace-sink.js';
 
 export const SCALE_OUT_TARGETS: ScaleOutTargetName[] = ['switchyard-pg', 'switchyard-pg-many', 'switchyard-pg3', 'switchyard-pg3-many', 'switchyard-pg3-leases'];
 export const PASS_THROUGH_TARGETS: PassThroughTargetName[] = ['switchyard-translated', 'switchyard-messages', 'switchyard-messages-translated'];
-export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'switchyard-traced', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
+export const ALL_TARGETS: TargetName[] = ['direct', 'minimal', 'switchyard', 'switchyard-traced', 'switchyard-cache', ...PASS_THROUGH_TARGETS, 'portkey', ...SCALE_OUT_TARGETS];
 
 /** Instances and accounts of each scale-out target. */
 // `leases` absent: the product's default (leases on, on PostgreSQL; docs/leases.md).
@@ -138,6 +138,8 @@ export interface BenchmarkResult {
       tracedVsUntraced?: number | null;
       chatPassThroughVsTranslated?: number | null;
       messagesPassThroughVsTranslated?: number | null;
+      /** A response-cache hit's CPU per request over the minimal proxy's (the floor of answering at all). */
+      cacheHitVsMinimal?: number | null;
     }
   >;
   /** Throughput of each scale-out target as a multiple of Switchyard on SQLite's, per mode. */
@@ -279,6 +281,7 @@ function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
       tracedVsUntraced: ratio(cpu('switchyard-traced'), cpu('switchyard')),
       chatPassThroughVsTranslated: ratio(cpu('switchyard'), cpu('switchyard-translated')),
       messagesPassThroughVsTranslated: ratio(cpu('switchyard-messages'), cpu('switchyard-messages-translated')),
+      cacheHitVsMinimal: ratio(cpu('switchyard-cache'), cpu('minimal')),
     };
   }
   return ratios;
@@ -343,6 +346,10 @@ async function startTarget(name: TargetName, options: BenchmarkOptions, simulato
         logLevel: options.logLevel,
         nodeFlags,
       });
+    }
+    case 'switchyard-cache': {
+      const scratch = await mkdtemp(join(directory, `${name}-`));
+      return startSwitchyardTarget(options.root, simulator, { directory: scratch, logLevel: options.logLevel, nodeFlags, name, cache: true });
     }
     case 'direct':
       return directTarget(simulator);

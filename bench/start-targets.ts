@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnvironment, findFreePort, spawnChild, waitForHttp, type ManagedChild } from './child-process.js';
 
-export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'switchyard-traced' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
+export type TargetName = 'direct' | 'minimal' | 'switchyard' | 'switchyard-traced' | 'switchyard-cache' | 'portkey' | PassThroughTargetName | ScaleOutTargetName;
 
 /**
  * Switchyard on SQLite like `switchyard`, to set the native pass-through beside translation:
@@ -131,6 +131,12 @@ export interface SwitchyardOptions {
   launcher?: string[];
   /** How long to wait for /health (default 120 s). */
   startTimeoutMs?: number;
+  /**
+   * The response cache on (database backend, price_factor 0) and every request asking for it
+   * (`x-switchyard-cache: on`): the load generator sends one body, so after the first request
+   * every one is a hit — the CPU of answering from the cache.
+   */
+  cache?: boolean;
 }
 
 /** One OpenAI-protocol provider at the simulator and one model on it, with prices. */
@@ -175,7 +181,7 @@ models:
  */
 export async function startSwitchyardTarget(root: string, simulator: RunningSimulator, options: SwitchyardOptions): Promise<RunningTarget> {
   const configPath = join(options.directory, 'switchyard.yaml');
-  await writeFile(configPath, switchyardConfigYaml(simulator.url));
+  await writeFile(configPath, switchyardConfigYaml(simulator.url) + (options.cache ? 'cache: {enabled: true, default_ttl_s: 86400, max_ttl_s: 86400, price_factor: 0}\n' : ''));
   const env = {
     DATABASE_URL: `sqlite:${join(options.directory, 'switchyard.db')}`,
     SWITCHYARD_CONFIG: configPath,
@@ -206,7 +212,7 @@ export async function startSwitchyardTarget(root: string, simulator: RunningSimu
     name: options.name ?? 'switchyard',
     origin,
     path: messages ? '/v1/messages' : '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...(options.cache && { 'x-switchyard-cache': 'on' }) },
     model: `bench/${messages ? ANTHROPIC_SIMULATOR_MODEL : SIMULATOR_MODEL}`,
     style: options.style ?? 'chat',
     embeddings: messages ? undefined : { path: '/v1/embeddings', model: 'bench/embed-sim' },

@@ -14,6 +14,7 @@ import type { ServerLifecycle } from './lifecycle/server-lifecycle.js';
 import type { EndpointHealth } from './routing/endpoint-health.js';
 import type { PromptCacheAffinity } from './routing/prompt-cache-affinity.js';
 import type { Counters } from './store/counters.js';
+import type { ResponseCache } from './cache/response-cache.js';
 import type { Store } from './store/create-store.js';
 import type { TaskEngine } from './tasks/task-engine.js';
 
@@ -46,4 +47,6 @@ export interface AppContext {
   lifecycle: ServerLifecycle;
   /** OpenTelemetry tracer when tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`); null builds no spans. */
   tracer: Tracer | null;
+  /** The response cache (contract §9, src/cache/README.md); null when the config's `cache:` is absent or off. */
+  responseCache: ResponseCache | null;
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { createResponseCache } from './cache/response-cache.js';
 import type { AppContext } from './app-context.js';
 import { KeyCache } from './auth/key-cache.js';
 import { Ledger, type LedgerOptions } from './billing/ledger.js';
@@ -109,7 +110,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     metrics: createMetrics(() => context),
     lifecycle: new ServerLifecycle(),
     tracer: tracing?.tracer ?? null,
+    responseCache: createResponseCache(config.cache, config.server.redisUrl ?? undefined, { store, clock, logger }),
   };
+  context.responseCache?.start();
   if (tracing) tracingOf.set(context, tracing);
   const backfill = new UsageSummariesBackfill(store, { logger });
   backfillOf.set(context, backfill);
@@ -181,6 +184,7 @@ export async function closeContext(context: AppContext): Promise<void> {
   await alertSweepOf.get(context)?.stop();
   await backfillOf.get(context)?.stop();
   await requestLogMaintenanceOf.get(context)?.stop();
+  await context.responseCache?.close();
   await context.requestLog.close();
   // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.
   await context.ledger.stopInstance().catch(() => undefined);

@@ -17,6 +17,8 @@ export interface NewKeyInput {
   limitReset?: LimitReset | null;
   /** The signed-in user making the key, if any (a member manages only its own keys). */
   createdByUserId?: string | null;
+  /** Cache every request of the key unless it says `x-switchyard-cache: off` (contract §9). */
+  cache?: boolean;
 }
 
 /** Generates a key, stores only its SHA-256, and returns the record with the secret (shown once). */
@@ -46,6 +48,7 @@ export async function createApiKey(
     periodStart: limitReset === null ? null : periodStart(limitReset, now).toISOString(),
     periodUsage: 0n,
     createdByUserId: input.createdByUserId ?? null,
+    cache: input.cache === true,
   };
   await insertApiKey(db, { ...record, hash: hashApiKey(secret) });
   return { record, secret };

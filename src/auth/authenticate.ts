@@ -52,6 +52,7 @@ export async function authenticateKey(db: Kysely<Database>, cache: KeyCache, key
     maxPrice: record.maxPrice,
     modelMaxPrices: record.modelMaxPrices,
     requestsPerMinute: record.requestsPerMinute,
+    ...(record.cache && { cache: true }),
   };
   cache.set(hash, principal);
   return principal;

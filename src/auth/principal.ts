@@ -26,6 +26,8 @@ export interface Principal {
   maxPrice: PriceCap | null;
   modelMaxPrices: Record<string, PriceCap>;
   requestsPerMinute: number | null;
+  /** The key caches every request unless it says `x-switchyard-cache: off` (contract §9); absent: only those that say `on`. */
+  cache?: boolean;
   session?: SessionActor;
 }
 

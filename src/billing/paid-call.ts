@@ -58,6 +58,8 @@ export interface SettleDetail {
    * loop's turns each priced apart); otherwise the usage is priced by the text rule.
    */
   cost?: bigint;
+  /** The response cache answered (`cache/serve-cached-answer.ts`): the row says `cache_hit`. */
+  cacheHit?: boolean;
 }
 
 /**
@@ -113,7 +115,7 @@ export class PaidCall {
     this.ended = true;
     const { parts } = this;
     const cost = detail?.cost ?? this.price(usage);
-    const settlement: Settlement = { usage, cost, status, errorCode: detail?.errorCode };
+    const settlement: Settlement = { usage, cost, status, errorCode: detail?.errorCode, ...(detail?.cacheHit === true && { cacheHit: true }) };
     const omitted = parts.omitted;
     const row = parts.record?.settlementRow(parts.candidate, omitted !== undefined && omitted.length > 0 ? withFields(settlement, { omitted }) : settlement);
     if (parts.trace === undefined) return parts.ledger.settle(this.reservation, cost, row);

@@ -49,4 +49,6 @@ export interface RequestRecord {
   toolCost?: bigint | null;
   /** The batch this request was a line of (`/v1/batches`); null or absent for live requests. */
   batchId?: string | null;
+  /** The response cache answered it (contract §9); absent or false otherwise. */
+  cacheHit?: boolean;
 }

@@ -13,4 +13,6 @@ export interface Settlement {
   errorCode?: RequestLogErrorCode;
   /** What the request preferred and the endpoint could not honour, for the request log (see drop-unmet-preferences.ts). */
   omitted?: readonly string[];
+  /** The response cache answered: no provider was called (the request log's `cache_hit`). */
+  cacheHit?: boolean;
 }

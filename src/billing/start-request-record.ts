@@ -144,6 +144,7 @@ class RequestRecording implements RequestRecorder {
       webSearchRequests: null,
       toolCost: null,
       batchId: this.batchId,
+      cacheHit: false,
     });
   }
 
@@ -173,6 +174,7 @@ class RequestRecording implements RequestRecorder {
       webSearchRequests: usage.webSearchRequests ?? null,
       toolCost: usage.toolCost ?? null,
       batchId: this.batchId,
+      cacheHit: settlement.cacheHit === true,
     });
   }
 

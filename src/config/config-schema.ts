@@ -271,8 +271,21 @@ const AlertsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The `cache:` section: the response cache (contract §9, docs/configuration.md). */
+const CacheSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    default_ttl_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+    max_ttl_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+    max_entry_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024 })),
+    price_factor: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
+    cache: Type.Optional(CacheSchema),
     auth: Type.Optional(AuthSchema),
     alerts: Type.Optional(AlertsSchema),
     signup: Type.Optional(SignupSchema),

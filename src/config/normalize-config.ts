@@ -4,7 +4,7 @@ import { ConfigError } from './config-error.js';
 import { defaultMediaConfig } from './default-media-config.js';
 import { defaultConnectionLimits } from '../core/provider-connection-limits.js';
 import { defaultTextParameters, isTextProviderApi } from '../core/protocol-descriptor.js';
-import { textProviderApis, type AuthConfig, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
+import { textProviderApis, type AuthConfig, type CacheConfig, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
 import { normalizePayments } from './normalize-payments.js';
 
@@ -56,6 +56,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     hostedTools: normalizeHostedTools(file.hosted_tools, models, fail),
     ...(file.payments && { payments: normalizePayments(file.payments, fail) }),
     auth: normalizeAuth(file.auth, server, fail),
+    ...(file.cache && { cache: normalizeCache(file.cache, fail) }),
     alerts: { allowPrivateUrls: file.alerts?.allow_private_urls ?? false, checkMs: file.alerts?.check_ms ?? 5_000 },
     signup: {
       mode: file.signup?.mode ?? 'closed',
@@ -296,4 +297,17 @@ function normalizeAuth(auth: ConfigFile['auth'], server: ServerConfig, fail: (pa
   // Links handed out must name the page's origin, never a caller-chosen Host header.
   if ((oidc.length > 0 || auth?.email) && !server.publicUrl) fail('auth', 'expected SWITCHYARD_PUBLIC_URL to be set (sign-in links and redirect URIs are built on it)');
   return { oidc, telegram: { login }, email: auth?.email ? { smtpUrl: auth.email.smtp_url, from: auth.email.from } : null };
+}
+
+function normalizeCache(cache: NonNullable<ConfigFile['cache']>, fail: (path: string, expected: string) => never): CacheConfig {
+  const defaultTtlSeconds = cache.default_ttl_s ?? 300;
+  const maxTtlSeconds = cache.max_ttl_s ?? 86_400;
+  if (defaultTtlSeconds > maxTtlSeconds) fail('cache.default_ttl_s', `at most cache.max_ttl_s (${maxTtlSeconds})`);
+  return {
+    enabled: cache.enabled ?? true,
+    defaultTtlSeconds,
+    maxTtlSeconds,
+    maxEntryBytes: cache.max_entry_bytes ?? 1024 * 1024,
+    priceFactorMillionths: Math.round((cache.price_factor ?? 0) * 1_000_000),
+  };
 }

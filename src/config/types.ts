@@ -290,6 +290,21 @@ export interface Config {
   signup?: SignupConfig;
   /** Alerts (contract §8); absent: the defaults of `AlertsConfig`. */
   alerts?: AlertsConfig;
+  /** The response cache (contract §9); absent or `enabled: false`: no request is cached. */
+  cache?: CacheConfig;
+}
+
+/** The `cache:` section (docs/configuration.md). */
+export interface CacheConfig {
+  enabled: boolean;
+  /** An entry's lifetime when the request names none (`x-switchyard-cache-ttl`). Default 300 s. */
+  defaultTtlSeconds: number;
+  /** The longest lifetime a request may ask for; more is refused with a 400. Default 86,400 s. */
+  maxTtlSeconds: number;
+  /** Answers larger than this (their stored JSON) are not stored. Default 1 MiB. */
+  maxEntryBytes: number;
+  /** A hit is charged this share of the stored answer's cost (0 to 1), in millionths. Default 0. */
+  priceFactorMillionths: number;
 }
 
 /** The `alerts:` section. */

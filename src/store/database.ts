@@ -20,6 +20,8 @@ export interface Database {
   /** Rollups written before the summaries existed, not yet moved into them (migration 2026-12-07-1300). */
   usage_rollups_pending: UsageRollupsTable;
   usage_summaries: UsageSummariesTable;
+  response_cache: ResponseCacheTable;
+  cache_savings: CacheSavingsTable;
   default_providers: DefaultProvidersTable;
   messenger_links: MessengerLinksTable;
   link_codes: LinkCodesTable;
@@ -178,6 +180,8 @@ export interface ApiKeysTable {
   period_usage: ColumnType<bigint, bigint | undefined, bigint>;
   /** The signed-in user who made the key; null for a management key's, the admin API's or the CLI's. */
   created_by_user_id: string | null;
+  /** 1: the key caches every request unless it says `x-switchyard-cache: off` (migration 2026-12-07-2100). */
+  cache: ColumnType<Int | null, Int | null | undefined, Int | null>;
 }
 
 export interface LedgerEntriesTable {
@@ -246,6 +250,29 @@ export interface RequestsTable {
   error_message: string | null;
   /** The batch whose line this request was (issue 51); null for live requests. */
   batch_id: string | null;
+  /** 1 when the response cache answered (migration 2026-12-07-2100). */
+  cache_hit: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** The response cache's entries when there is no Redis (`src/cache/db/`). */
+export interface ResponseCacheTable {
+  key: string;
+  account_id: string;
+  /** The stored answer (`CachedAnswer`) as JSON. */
+  entry: string;
+  /** Epoch milliseconds. */
+  stored_at: Int;
+  expires_at: Int;
+}
+
+/** What the response cache saved, per account, day and key ('' for none) (`src/cache/db/`). */
+export interface CacheSavingsTable {
+  account_id: string;
+  day: string;
+  key_id: string;
+  hits: bigint;
+  /** nano-USD. */
+  saved: bigint;
 }
 
 export interface UsageRollupsTable {

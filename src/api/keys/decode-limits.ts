@@ -21,6 +21,7 @@ export function decodeLimits(catalog: Catalog, input: LimitFieldsInput): KeyLimi
     changes.modelMaxPrices = prices;
   }
   if (input.requests_per_minute !== undefined) changes.requestsPerMinute = input.requests_per_minute;
+  if (input.cache !== undefined) changes.cache = input.cache;
   return changes;
 }
 

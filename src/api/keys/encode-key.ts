@@ -67,6 +67,7 @@ export function encodeKey(key: ApiKeyRecord, now: Date, held: { leased?: bigint;
     max_price: key.maxPrice ? encodeCap(key.maxPrice) : null,
     model_max_prices: Object.fromEntries(Object.entries(key.modelMaxPrices).map(([model, cap]) => [model, encodeCap(cap)])),
     requests_per_minute: key.requestsPerMinute,
+    cache: key.cache,
   };
 }
 

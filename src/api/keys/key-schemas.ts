@@ -16,6 +16,8 @@ const limitFields = {
   requests_per_minute: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()])),
   // Contract §8 (OpenRouter's names): the limit counts the current period only; null, a lifetime total.
   limit_reset: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Null()])),
+  // Contract §9: every request of the key is cached unless it says `x-switchyard-cache: off`.
+  cache: Type.Optional(Type.Boolean()),
 };
 
 export const CreateKeyBody = Type.Object(
@@ -36,6 +38,7 @@ export interface LimitFieldsInput {
   model_max_prices?: Record<string, PriceCapInput | null> | null;
   requests_per_minute?: number | null;
   limit_reset?: LimitReset | null;
+  cache?: boolean;
 }
 
 export interface CreateKeyInput extends LimitFieldsInput {

@@ -56,6 +56,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
         modelMaxPrices: limits.modelMaxPrices,
         requestsPerMinute: limits.requestsPerMinute,
         limitReset: request.body.limit_reset,
+        cache: limits.cache,
         createdByUserId: principal.session?.userId ?? null,
       });
       // The settings as sent (never the secret): what the key was made with.

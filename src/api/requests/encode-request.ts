@@ -25,6 +25,8 @@ export function encodeRequest(record: RequestRecord, keyName: string | null = nu
     provider: record.provider,
     endpoint: record.endpoint,
     streamed: record.streamed,
+    // The response cache answered it (contract §9): no provider was called.
+    cache_hit: record.cacheHit === true,
     status: record.status,
     latency_ms: record.latencyMs,
     usage: {

@@ -11,6 +11,7 @@ import { writeSse } from '../../http/write-sse.js';
 import { encodeRelayedStream, withSettledUsage, type RelayStyle } from './relay-frames.js';
 import type { DecodedTextCall, ResponseMeta } from './text-call.js';
 import type { Candidate } from '../../catalog/candidate.js';
+import type { CacheHeaders } from '../../cache/plan-caching.js';
 import { runTextTurn, type AnsweredOutcome, type StreamedOutcome, type TextTurnTransport } from './run-text-turn.js';
 
 /** What differs between /chat/completions, /responses, /messages and Gemini's generateContent: the wire style. */
@@ -59,6 +60,7 @@ class HttpTextTurn<Extra> implements TextTurnTransport<Extra> {
   readonly passThrough: PassThroughInput | undefined;
   /** Only for the styles that have the step, so that the others' turns do not wait a tick for nothing. */
   readonly prepare: ((body: Record<string, unknown>) => Promise<Record<string, unknown>>) | undefined;
+  readonly cache: { headers: CacheHeaders; endpoint: string } | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -77,6 +79,13 @@ class HttpTextTurn<Extra> implements TextTurnTransport<Extra> {
     this.signal = abortOnClientClose(reply);
     this.passThrough = style.relay && context.config.server.passThrough !== false ? { body, rules: style.relay.rules } : undefined;
     this.prepare = style.prepare && ((input) => style.prepare!(input));
+    // Read only when the cache is on: the headers stay untouched on the hot path otherwise.
+    this.cache = context.responseCache === null ? undefined : { headers: cacheHeadersOf(request), endpoint: cacheEndpointOf(this.endpoint) };
+  }
+
+  cacheAnswered(state: 'hit' | 'miss', ageSeconds?: number): void {
+    this.reply.header('x-switchyard-cache', state);
+    if (ageSeconds !== undefined) this.reply.header('age', String(ageSeconds));
   }
 
   decode(body: Record<string, unknown>): { call: DecodedTextCall; extra: Extra } {
@@ -131,4 +140,15 @@ function responseMeta(context: AppContext, request: FastifyRequest, candidate: C
 /** The request log's endpoint of a route: its pattern without the `/v1` prefix. */
 function endpointOf(route: string): string {
   return route.startsWith('/v1') ? route.slice(3) : route;
+}
+
+function cacheHeadersOf(request: FastifyRequest): CacheHeaders {
+  const mode = request.headers['x-switchyard-cache'];
+  const ttl = request.headers['x-switchyard-cache-ttl'];
+  return { mode: Array.isArray(mode) ? mode[0] : mode, ttl: Array.isArray(ttl) ? ttl[0] : ttl };
+}
+
+/** Gemini's streaming action answers what its plain one does: one entry serves both (the body's `stream` does the same elsewhere). */
+function cacheEndpointOf(endpoint: string): string {
+  return endpoint.endsWith(':streamGenerateContent') ? `${endpoint.slice(0, -':streamGenerateContent'.length)}:generateContent` : endpoint;
 }

@@ -5,6 +5,18 @@ import type { CancelSignal } from '../../core/cancel-signal.js';
 import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
 import type { PassThroughInput } from '../../generation/plan-pass-through.js';
 import type { DecodedTextCall } from './text-call.js';
+import { cacheKeyOf } from '../../cache/cache-key.js';
+import { collectStreamResult } from '../../cache/collect-stream-result.js';
+import { planCaching, type CacheHeaders } from '../../cache/plan-caching.js';
+import type { ResponseCache } from '../../cache/response-cache.js';
+import { chargeCacheHit } from '../../cache/serve-cached-answer.js';
+import type { CachedAnswer } from '../../cache/cached-answer.js';
+import { streamResult } from '../../generation/stream-result.js';
+import type { ChargedHit } from '../../cache/serve-cached-answer.js';
+import type { RequestRecorder } from '../../billing/start-request-record.js';
+import type { Candidate } from '../../catalog/candidate.js';
+import type { TextResult } from '../../core/text-result.js';
+import { withFields } from '../../core/with-fields.js';
 
 export type StreamedOutcome = Extract<TextGenerationOutcome, { stream: true }>;
 export type AnsweredOutcome = Extract<TextGenerationOutcome, { stream: false }>;
@@ -44,6 +56,20 @@ export interface TextTurnTransport<Extra> {
   writeStream(outcome: StreamedOutcome, extra: Extra): Promise<void>;
   /** What the turn resolves with once a stream is over (HTTP: the reply). */
   streamEnded(): unknown;
+  /**
+   * The response cache's request headers and the endpoint its key names; absent on a transport
+   * without them (the Responses WebSocket), whose turns are never cached.
+   */
+  readonly cache?: { headers: CacheHeaders; endpoint: string };
+  /** Says whether the cache answered (`hit`, with the entry's age in seconds) or was asked and did not (`miss`). */
+  cacheAnswered?(state: 'hit' | 'miss', ageSeconds?: number): void;
+}
+
+/** A turn the cache takes part in: its entry's key and the lifetime of a new entry. */
+interface CachedTurn {
+  cache: ResponseCache;
+  key: string;
+  ttlMs: number;
 }
 
 /**
@@ -57,10 +83,18 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
   const record = startRequestRecord(context, { requestId: turn.requestId, principal: turn.principal, endpoint: turn.endpoint, body: turn.recordBody, batchId: turn.batchId });
   let extra: Extra;
   let outcome: TextGenerationOutcome;
+  let cached: CachedTurn | undefined;
   try {
     const decoded = turn.decode(turn.prepare ? await turn.prepare(turn.body) : turn.body);
     extra = decoded.extra;
     record.identify(decoded.call.request.endUser);
+    cached = planCachedTurn(context, turn);
+    if (cached !== undefined) {
+      const stored = await cached.cache.read(cached.key, turn.principal.accountId);
+      const hit = stored && (await chargeCacheHit(context, stored, { principal: turn.principal, requestId: turn.requestId, record, priceFactorMillionths: cached.cache.config.priceFactorMillionths, savings: cached.cache }));
+      if (stored && hit) return await answerFromCache(context, turn, record, stored, hit, extra, decoded.call.request.stream);
+      turn.cacheAnswered?.('miss');
+    }
     outcome = await generateText(context, {
       principal: turn.principal,
       call: decoded.call,
@@ -69,7 +103,9 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
       signal: turn.signal,
       // The paid call asks the recorder for the row and commits it with the charge, in the ledger's next batch.
       record,
-      passThrough: turn.passThrough,
+      // A cached turn is translated, never relayed: its answer is then the canonical result,
+      // which the cache can encode again in any style, as JSON or as a stream.
+      passThrough: cached === undefined ? turn.passThrough : undefined,
     });
   } catch (error) {
     await record.failed(error);
@@ -77,8 +113,14 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
   }
   turn.answered(outcome);
   if (!outcome.stream) {
+    if (cached !== undefined && !outcome.relayed) storeAnswer(cached, turn, outcome.candidate, outcome.result, outcome.cost);
     await record.admitted;
     return turn.sendAnswer(outcome, extra);
+  }
+  if (cached !== undefined && !outcome.relayed) {
+    const { candidate } = outcome;
+    // Stored once the stream has ended with its finish: a stream that failed or was cut is not.
+    outcome = withFields(outcome, { parts: collectStreamResult(outcome.parts, (result, cost) => storeAnswer(cached!, turn, candidate, result, cost)) });
   }
   context.metrics.observeTimeToFirstToken(outcome.candidate.model.id, outcome.candidate.provider.id, turn.elapsedSeconds());
   try {
@@ -88,6 +130,54 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
     await outcome.close();
   }
   record.ended(outcome.candidate);
+  await record.admitted;
+  return turn.streamEnded();
+}
+
+/** The cache's part in this turn: undefined when the cache is off, the transport has none, or the request does not ask for it. */
+function planCachedTurn(context: AppContext, turn: TextTurnTransport<unknown>): CachedTurn | undefined {
+  const cache = context.responseCache;
+  if (cache === null || turn.cache === undefined) return undefined;
+  const planned = planCaching(cache.config, turn.cache.headers, turn.principal.cache === true);
+  if (planned === undefined) return undefined;
+  return { cache, key: cacheKeyOf(turn.principal.accountId, turn.cache.endpoint, turn.recordBody), ttlMs: planned.ttlMs };
+}
+
+function storeAnswer(cached: CachedTurn, turn: TextTurnTransport<unknown>, candidate: Candidate, result: TextResult, cost: bigint): void {
+  cached.cache.store(
+    cached.key,
+    { accountId: turn.principal.accountId, model: candidate.model.id, provider: candidate.provider.id, providerModel: candidate.endpoint.model, result, cost },
+    cached.ttlMs,
+  );
+}
+
+/**
+ * The stored answer, charged as its own paid call (`chargeCacheHit`), written by the transport as
+ * a provider's answer would be: JSON, or the style's stream events replayed from the stored result
+ * in order (`streamResult`), ending with the finish that carries the hit's charge.
+ */
+async function answerFromCache<Extra>(
+  context: AppContext,
+  turn: TextTurnTransport<Extra>,
+  record: RequestRecorder,
+  stored: CachedAnswer,
+  hit: ChargedHit,
+  extra: Extra,
+  stream: boolean,
+): Promise<unknown> {
+  const ageSeconds = Math.max(0, Math.floor((context.clock.now().getTime() - stored.storedAt) / 1000));
+  const { candidate, cost } = hit;
+  if (!stream) {
+    const outcome: AnsweredOutcome = { stream: false, relayed: false, candidate, result: stored.result, cost, omitted: [] };
+    turn.answered(outcome);
+    turn.cacheAnswered?.('hit', ageSeconds);
+    await record.admitted;
+    return turn.sendAnswer(outcome, extra);
+  }
+  const outcome: StreamedOutcome = { stream: true, relayed: false, candidate, parts: streamResult(stored.result, cost), close: async () => undefined, omitted: [] };
+  turn.answered(outcome);
+  turn.cacheAnswered?.('hit', ageSeconds);
+  await turn.writeStream(outcome, extra);
   await record.admitted;
   return turn.streamEnded();
 }

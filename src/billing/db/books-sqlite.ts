@@ -29,7 +29,7 @@ export interface BooksStatements {
 const requestColumns = [
   'id', 'account_id', 'key_id', 'model', 'provider', 'endpoint', 'streamed', 'status', 'error_code', 'latency_ms', 'prompt_tokens', 'completion_tokens',
   'cached_tokens', 'reasoning_tokens', 'cost', 'estimated', 'created_at', 'end_user', 'omitted', 'web_search_requests', 'tool_cost',
-  'error_message', 'batch_id',
+  'error_message', 'batch_id', 'cache_hit',
 ] as const satisfies ReadonlyArray<keyof RequestRow>;
 // Every column `toRequestRow` writes is in the list: one added there and not here does not compile.
 const everyColumn: Exclude<keyof RequestRow, (typeof requestColumns)[number]> extends never ? true : never = true;

@@ -140,6 +140,7 @@ function rowOf<Amount>(record: RequestRecord, cost: Amount, toolCost: Amount | n
     tool_cost: toolCost,
     error_message: record.errorMessage ?? null,
     batch_id: record.batchId ?? null,
+    cache_hit: record.cacheHit === true ? 1 : 0,
   };
 }
 
@@ -168,6 +169,7 @@ function toRecord(row: Selectable<RequestsTable>): RequestRecord {
     toolCost: row.tool_cost === null || row.tool_cost === undefined ? null : toBigInt(row.tool_cost),
     errorMessage: row.error_message ?? null,
     batchId: row.batch_id ?? null,
+    cacheHit: row.cache_hit !== undefined && row.cache_hit !== null && Number(row.cache_hit) === 1,
   };
 }
 

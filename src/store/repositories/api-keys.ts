@@ -30,6 +30,8 @@ export interface ApiKeyRecord {
   periodUsage: bigint;
   /** The signed-in user who made the key, or null (a management key's, the admin API's, the CLI's). */
   createdByUserId: string | null;
+  /** Caches every request unless it says `x-switchyard-cache: off` (contract §9). */
+  cache: boolean;
 }
 
 export interface NewApiKey {
@@ -45,6 +47,7 @@ export interface NewApiKey {
   modelMaxPrices: Record<string, PriceCap>;
   requestsPerMinute: number | null;
   limitReset?: string | null;
+  cache?: boolean;
   /** The current period's start when `limitReset` is set. */
   periodStart?: string | null;
   createdByUserId?: string | null;
@@ -72,6 +75,7 @@ export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promis
       limit_reset: key.limitReset ?? null,
       period_start: key.periodStart ?? null,
       created_by_user_id: key.createdByUserId ?? null,
+      cache: key.cache === true ? 1 : null,
     })
     .execute();
 }
@@ -108,6 +112,8 @@ export interface KeyLimitChanges {
   maxPrice?: PriceCap | null;
   modelMaxPrices?: Record<string, PriceCap>;
   requestsPerMinute?: number | null;
+  /** The key's response-cache setting (contract §9). */
+  cache?: boolean;
 }
 
 export async function updateKeyLimits(db: Kysely<Database>, accountId: string, keyId: string, changes: KeyLimitChanges): Promise<boolean> {
@@ -119,6 +125,7 @@ export async function updateKeyLimits(db: Kysely<Database>, accountId: string, k
   }
   if (changes.modelMaxPrices !== undefined) set.model_max_prices = serializeModelMaxPrices(changes.modelMaxPrices);
   if (changes.requestsPerMinute !== undefined) set.requests_per_minute = changes.requestsPerMinute;
+  if (changes.cache !== undefined) set.cache = changes.cache ? 1 : null;
   if (Object.keys(set).length === 0) return (await findActiveKey(db, accountId, keyId)) !== undefined;
   const result = await db
     .updateTable('api_keys')
@@ -170,6 +177,7 @@ function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     periodStart: row.period_start,
     periodUsage: toBigInt(row.period_usage),
     createdByUserId: row.created_by_user_id,
+    cache: row.cache !== null && row.cache !== undefined && Number(row.cache) === 1,
   };
 }
 
