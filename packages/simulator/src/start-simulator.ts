@@ -11,6 +11,7 @@ import { VideoJobStore } from './video-jobs.js';
 import { FalJobStore } from './fal-jobs.js';
 import { handleMediaRequest } from './handle-media-request.js';
 import { createGoogleTokenState, handleGoogleToken } from './google-oauth.js';
+import { BatchStore, handleBatchRequest, matchBatchRoute } from './simulate-batches.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -48,9 +49,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const falJobs = new FalJobStore(options.imageJobDurationMs ?? 0);
   const mediaState = { falJobs, apiKey: settings.apiKey, faults, stats, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
+  const batches = new BatchStore(options.batchDurationMs ?? 1_000);
+  let selfUrl = '';
+  const batchState = { store: batches, apiKey: settings.apiKey, selfUrl: () => selfUrl };
   const googleTokens = createGoogleTokenState(options.googleServiceAccountPublicKey, options.googleTokenLifetimeSeconds);
   const control = {
-    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats(), googleTokensIssued: googleTokens.issued }),
+    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats(), batches: batches.stats(), googleTokensIssued: googleTokens.issued }),
     lastRequest: (protocol: SimulatorProtocol) => lastByProtocol.get(protocol),
     reset() {
       received = [];
@@ -59,6 +63,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       faults.clear();
       videoJobs.reset();
       falJobs.reset();
+      batches.reset();
       googleTokens.issued = 0;
       recordings = [];
     },
@@ -81,6 +86,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const queryAt = url.indexOf('?');
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
     const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
+    const batchRoute = matchBatchRoute(request.method ?? 'GET', pathname);
+    if (batchRoute) return handleBatchRequest(request, response, batchRoute, query, batchState);
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
@@ -101,6 +108,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const { port, address } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  selfUrl = url;
   return {
     url,
     port,
