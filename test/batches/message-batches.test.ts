@@ -159,6 +159,22 @@ describe.each(testDatabases())('Anthropic Message Batches on $name', ({ url }) =
     expect((await client.messages.batches.list()).data).toEqual([]);
   });
 
+  it('answers the SDK\'s beta client too (`?beta=true`, `anthropic-beta`)', async () => {
+    const created = await anthropic.beta.messages.batches.create({ requests: [request('beta', 'sim/anthropic-model', 'hi')] });
+    expect(created.type).toBe('message_batch');
+    const deadline = Date.now() + 20_000;
+    let batch = await anthropic.beta.messages.batches.retrieve(created.id);
+    while (batch.processing_status !== 'ended' && Date.now() < deadline) {
+      clock.advance(1_000);
+      await gateway.test.context.tasks.runOnce();
+      batch = await anthropic.beta.messages.batches.retrieve(created.id);
+    }
+    const results = [];
+    for await (const result of await anthropic.beta.messages.batches.results(created.id)) results.push(result);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ custom_id: 'beta', result: { type: 'succeeded', message: { type: 'message' } } });
+  });
+
   it('refuses bad requests at creation with a 400 naming the field', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ requests: [] }, /requests/],
