@@ -176,7 +176,7 @@ describe.skipIf(!postgres)('converting an existing request log on PostgreSQL', (
       expect(Number((await sql<{ count: string }>`select count(*)::text as count from requests_before_partitions`.execute(store.db)).rows[0].count)).toBe(3_000);
       // The indexes kept their names on the parent; the status index is still partial.
       const indexes = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where tablename = 'requests' and schemaname = current_schema()`.execute(store.db);
-      expect(indexes.rows.map((row) => row.indexname).sort()).toEqual(['requests_account_idx', 'requests_account_key_idx', 'requests_account_model_idx', 'requests_account_provider_idx', 'requests_account_status_idx', 'requests_end_user_idx', 'requests_pkey']);
+      expect(indexes.rows.map((row) => row.indexname).sort()).toEqual(['requests_account_idx', 'requests_account_key_idx', 'requests_account_model_idx', 'requests_account_provider_idx', 'requests_account_status_idx', 'requests_batch_idx', 'requests_end_user_idx', 'requests_pkey']);
       expect(indexes.rows.find((row) => row.indexname === 'requests_account_status_idx')!.indexdef).toMatch(/WHERE \(status <> 'completed'::text\)/);
 
       const newest = await listRequests(store.db, { accountId }, { limit: 50 });
