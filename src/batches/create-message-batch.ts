@@ -77,6 +77,11 @@ export async function countMessageBatch(context: AppContext, batch: BatchRecord)
   if (!isEnded(batch)) return { ...counts, processing: total };
   // Ended before its lines were stored (cancelled or expired while validating, or refused): all of them end so.
   if (batch.inProgressAt === null) return { ...counts, [batch.status === 'cancelled' ? 'canceled' : batch.status === 'expired' ? 'expired' : 'errored']: total };
+  if (batch.status !== 'expired') {
+    // The batch row's live counts say it (a list of up to 1,000 batches reads no lines): what did not end answered or failed was cancelled unrun.
+    return { ...counts, succeeded: batch.completed, errored: batch.failed, canceled: Math.max(batch.total - batch.completed - batch.failed, 0) };
+  }
+  // An expired batch counts its unrun lines as failed (OpenAI's error file); Anthropic tells them apart.
   const lines = await countLinesByStatus(context.store.db, batch.id);
   return {
     ...counts,

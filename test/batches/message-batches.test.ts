@@ -175,6 +175,20 @@ describe.each(testDatabases())('Anthropic Message Batches on $name', ({ url }) =
     expect(results[0]).toMatchObject({ custom_id: 'beta', result: { type: 'succeeded', message: { type: 'message' } } });
   });
 
+  it('expires a batch not run within its 24 hours: its requests end expired, uncharged, counted apart from errors', async () => {
+    const before = await readAccountMoney(gateway);
+    const created = await anthropic.messages.batches.create({ requests: [request('late-1', 'sim/anthropic-model', 'x'), request('late-2', 'sim/openai-model', 'y')] });
+    clock.advance(25 * 60 * 60 * 1000);
+    const done = await drive(created.id);
+    expect(done.request_counts).toEqual({ processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 2 });
+    expect(await resultsOf(created.id)).toEqual([
+      { custom_id: 'late-1', result: { type: 'expired' } },
+      { custom_id: 'late-2', result: { type: 'expired' } },
+    ]);
+    expect(await batchRows(gateway, created.id)).toEqual([]);
+    expect((await readAccountMoney(gateway)).usage).toBe(before.usage);
+  });
+
   it('refuses bad requests at creation with a 400 naming the field', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ requests: [] }, /requests/],
