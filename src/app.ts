@@ -13,6 +13,7 @@ import { registerCatalogRoutes } from './api/catalog/routes.js';
 import { registerChatCompletionsRoutes } from './api/chat-completions/routes.js';
 import { registerBatchRoutes } from './api/batches/batch-routes.js';
 import { registerFileRoutes } from './api/batches/file-routes.js';
+import { registerMessageBatchRoutes } from './api/batches/message-batch-routes.js';
 import { registerGeminiRoutes } from './api/gemini/routes.js';
 import { registerMessagesRoutes } from './api/messages/routes.js';
 import { registerResponsesRoutes } from './api/responses/routes.js';
@@ -160,6 +161,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   registerCohereEmbedRoutes(app, context);
   registerFileRoutes(app, context);
   registerBatchRoutes(app, context);
+  registerMessageBatchRoutes(app, context);
   registerTelegramWebhookRoutes(app, context);
   registerPaymentWebhookRoutes(app, context);
   registerAuthRoutes(app, context);

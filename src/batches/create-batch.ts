@@ -18,13 +18,13 @@ const completionWindowMs = 24 * 60 * 60 * 1000;
 export async function createBatch(
   context: AppContext,
   principal: Principal,
-  input: { inputFileId: string; endpoint: BatchEndpoint; completionWindow: '24h'; metadata: Record<string, string> | null },
+  input: { inputFileId: string; endpoint: BatchEndpoint; completionWindow: '24h'; metadata: Record<string, string> | null; idPrefix?: string },
 ): Promise<BatchRecord> {
   const file = await findFile(context.store.db, principal.accountId, input.inputFileId);
   if (!file) throw notFound('File');
   if (file.purpose !== 'batch') throw invalidRequest(`The file ${file.id} is not a batch input file (its purpose is "${file.purpose}")`, 'input_file_id');
   const now = context.clock.now();
-  const id = context.createId('batch');
+  const id = context.createId(input.idPrefix ?? 'batch');
   await insertBatch(context.store.db, {
     id,
     accountId: principal.accountId,

@@ -53,10 +53,10 @@ export async function storeUploadedFile(
   return file;
 }
 
-/** Stores a file the gateway wrote (a batch's output or error file) under an id made beforehand. */
+/** Stores a file the gateway wrote (a batch's output or error file, or the input file of a Message Batch) under an id made beforehand. */
 export async function storeGeneratedFile(
   context: AppContext,
-  file: { id: string; accountId: string; filename: string; lines: AsyncIterable<string> },
+  file: { id: string; accountId: string; filename: string; lines: AsyncIterable<string>; purpose?: FilePurpose },
 ): Promise<FileRecord> {
   const storageKey = `${file.id}.jsonl`;
   let bytes = 0;
@@ -72,7 +72,7 @@ export async function storeGeneratedFile(
   const record: FileRecord = {
     id: file.id,
     accountId: file.accountId,
-    purpose: 'batch_output',
+    purpose: file.purpose ?? 'batch_output',
     filename: file.filename,
     bytes,
     lineCount: count,

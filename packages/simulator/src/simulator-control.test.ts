@@ -68,8 +68,8 @@ describe('stats', () => {
     await waitFor(() => simulator.stats().open === 0);
 
     const stats = (await (await fetch(`${simulator.url}/_sim/stats`)).json()) as ReturnType<Simulator['stats']>;
-    // Media job counters (videos, fal) have their own suites; toEqual skips the undefined keys.
-    expect({ ...stats, videos: undefined, fal: undefined, googleTokensIssued: undefined }).toEqual({
+    // Media job and batch counters (videos, fal, batches) have their own suites; toEqual skips the undefined keys.
+    expect({ ...stats, videos: undefined, fal: undefined, batches: undefined, googleTokensIssued: undefined }).toEqual({
       requests: 5,
       protocols: {
         openai: { requests: 3, models: { a: 3 } },

@@ -35,6 +35,8 @@ export interface SimulatorOptions {
   videoDurationMs?: number;
   /** Delay before answering a video status poll, so overlapping polls of one job show. Default 0. */
   videoPollLatencyMs?: number;
+  /** Time from a batch's creation (OpenAI Batch, Anthropic Message Batches, Gemini batch mode) to its end, when its lines are answered. Default 1000 ms. */
+  batchDurationMs?: number;
   /** Time from a fal queue submission to its COMPLETED status; `[[sim:job_ms=N]]` in a prompt overrides it. Default 0. */
   imageJobDurationMs?: number;
 }
@@ -97,6 +99,8 @@ export interface SimulatorStats {
   videos?: VideoStats;
   /** fal queue jobs (submissions, status polls, result fetches, file downloads); present in `stats()` of a running simulator. */
   fal?: FalStats;
+  /** Files and batches held by the batch APIs (simulate-batches.ts); present in `stats()` of a running simulator. */
+  batches?: { files: number; batches: number };
   /** Access tokens the Google token endpoint (`POST /google/token`) issued; present in `stats()` of a running simulator. */
   googleTokensIssued?: number;
 }

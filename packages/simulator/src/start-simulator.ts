@@ -15,6 +15,7 @@ import { handleBedrockRetrievalRequest } from './simulate-bedrock-retrieval.js';
 import { COHERE_PREFIX, handleCohereRequest } from './handle-cohere-request.js';
 import { handleRetrievalRequest, matchRetrievalRoute } from './handle-retrieval-request.js';
 import { handleGeminiEmbeddingRequest, matchGeminiEmbeddingRoute } from './simulate-gemini-embeddings.js';
+import { BatchStore, handleBatchRequest, matchBatchRoute } from './simulate-batches.js';
 
 const DEFAULT_REPLY_TOKENS = 16;
 /** Received requests kept for inspection; bounded so a benchmark run does not grow memory. */
@@ -52,9 +53,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const falJobs = new FalJobStore(options.imageJobDurationMs ?? 0);
   const mediaState = { falJobs, apiKey: settings.apiKey, faults, stats, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
+  const batches = new BatchStore(options.batchDurationMs ?? 1_000);
+  let selfUrl = '';
+  const batchState = { store: batches, apiKey: settings.apiKey, selfUrl: () => selfUrl };
   const googleTokens = createGoogleTokenState(options.googleServiceAccountPublicKey, options.googleTokenLifetimeSeconds);
   const control = {
-    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats(), googleTokensIssued: googleTokens.issued }),
+    stats: () => ({ ...stats.snapshot(), videos: videoJobs.stats(), fal: falJobs.stats(), batches: batches.stats(), googleTokensIssued: googleTokens.issued }),
     lastRequest: (protocol: SimulatorProtocol) => lastByProtocol.get(protocol),
     reset() {
       received = [];
@@ -63,6 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       faults.clear();
       videoJobs.reset();
       falJobs.reset();
+      batches.reset();
       googleTokens.issued = 0;
       recordings = [];
     },
@@ -90,6 +95,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (retrieval) return handleRetrievalRequest(request, response, retrieval, { ...mediaState, recordReceived });
     const geminiEmbedding = matchGeminiEmbeddingRoute(request.method ?? 'GET', pathname);
     if (geminiEmbedding) return handleGeminiEmbeddingRequest(request, response, geminiEmbedding, query, { ...mediaState, recordReceived });
+    const batchRoute = matchBatchRoute(request.method ?? 'GET', pathname);
+    if (batchRoute) return handleBatchRequest(request, response, batchRoute, query, batchState);
     const match = matchRoute(request.method ?? 'GET', pathname, query);
     if (match.kind === 'control') return handleControlRequest(request, response, match.path, control);
     if (match.kind === 'protocol') return handleProtocolRequest(request, response, { ...match, query }, state);
@@ -111,6 +118,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const { port, address } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  selfUrl = url;
   return {
     url,
     port,

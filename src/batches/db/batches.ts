@@ -73,9 +73,13 @@ export async function findBatchById(db: Kysely<Database>, id: string): Promise<B
   return row && toBatch(row);
 }
 
-/** Newest first, as OpenAI lists them; `after` is the last id of the previous page (ids are time-ordered). */
+/**
+ * Newest first, as OpenAI lists them; `after` is the last id of the previous page (ids are
+ * time-ordered). Message Batches (`msgbatch_…`, made through Anthropic's shape) are listed there,
+ * not here: their ids would sort apart from `batch_…` ones.
+ */
 export async function listBatches(db: Kysely<Database>, accountId: string, options: { limit: number; after?: string }): Promise<BatchRecord[]> {
-  let query = db.selectFrom('batches').selectAll().where('account_id', '=', accountId);
+  let query = db.selectFrom('batches').selectAll().where('account_id', '=', accountId).where('id', 'not like', 'msgbatch%');
   if (options.after !== undefined) query = query.where('id', '<', options.after);
   const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
   return rows.map(toBatch);
