@@ -50,7 +50,7 @@ describe('switchyard admin: the operator console calls on the command line', () 
     expect(again.stderr).toContain('not found');
 
     const usage = runCli(['admin', 'usage', first.data.id, '--from', '2026-01-01', '--to', '2026-01-31'], env, directory).json();
-    expect(usage.data).toEqual({ total: { cost: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0 }, by_day: [], by_model: [], by_provider: [], by_key: [] });
+    expect(usage.data).toEqual({ total: { cost: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0 }, by_day: [], by_model: [], by_provider: [], by_key: [], cache: { hits: 0, savings: 0, by_day: [] } });
     expect(runCli(['admin', 'usage', first.data.id, '--from', 'yesterday'], env, directory).stderr).toContain("'from' must be a date");
   });
 
