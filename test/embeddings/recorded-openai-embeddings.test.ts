@@ -37,7 +37,7 @@ describe('recorded OpenAI embeddings answers through the gateway', () => {
   useReplayGateway({ catalogYaml: recordedEmbeddingsYaml }, (started) => ({ replay, gateway, openai } = started));
 
   it('relays the recorded vectors and charges the recorded 12 tokens × the price', async () => {
-    replay.play(recording('openai/openai-embedding.json'));
+    replay.play(recording('openai/embeddings/openai-embedding.json'));
     const before = await readMoney(gateway);
     const answer = await openai.embeddings.create({ model: 'rec/embed-small', input: values, encoding_format: 'float' });
     expect(replay.requests[0].url).toBe('/v1/embeddings');
@@ -48,7 +48,7 @@ describe('recorded OpenAI embeddings answers through the gateway', () => {
   });
 
   it("encodes the recorded floats as OpenAI's base64 float32 for the SDK's default", async () => {
-    replay.play(recording('openai/openai-embedding.json'));
+    replay.play(recording('openai/embeddings/openai-embedding.json'));
     const answer = await openai.embeddings.create({ model: 'rec/embed-small', input: values });
     // The SDK decodes float32: each number is the recorded one at float32 precision.
     expect(answer.data.map((entry) => entry.embedding)).toEqual(recorded.map((vector) => Array.from(new Float32Array(vector))));
@@ -56,7 +56,7 @@ describe('recorded OpenAI embeddings answers through the gateway', () => {
   });
 
   it("passes OpenAI's recorded refusal on to the client as a 400 in the envelope, charging nothing", async () => {
-    replay.play(recording('openai/openai-embedding-token-limit-error.json', 400));
+    replay.play(recording('openai/embeddings/openai-embedding-token-limit-error.json', 400));
     const before = await readMoney(gateway);
     const error = await openai.embeddings.create({ model: 'rec/embed-small', input: values }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 400 });
@@ -68,7 +68,7 @@ describe('recorded OpenAI embeddings answers through the gateway', () => {
   });
 
   it('counts the tokens itself where an OpenAI-compatible server reports no usage, marked estimated', async () => {
-    const body = JSON.parse(recording('openai/openai-embedding.json').body) as Record<string, unknown>;
+    const body = JSON.parse(recording('openai/embeddings/openai-embedding.json').body) as Record<string, unknown>;
     delete body.usage;
     replay.play({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
     const { data: answer, response } = await openai.embeddings.create({ model: 'rec/embed-small', input: values, encoding_format: 'float' }).withResponse();

@@ -54,8 +54,9 @@ describe('CORS', () => {
     expect([...names].sort()).toEqual(expect.arrayContaining(['x-switchyard-cost', 'x-switchyard-omitted', 'x-switchyard-provider', 'x-switchyard-token-count']));
     // Named in the source but never set on an answer: the page's choice of account is a request
     // header (contract §7), and the alert webhook's signature and id go out on the gateway's own
-    // requests to the receiver (§8). Each must still be named where the source says so.
-    const notAnswerHeaders = ['x-switchyard-account', 'x-switchyard-alert-id', 'x-switchyard-signature'];
+    // requests to the receiver (§8), and a cache entry's lifetime is asked for by the request (§9).
+    // Each must still be named where the source says so.
+    const notAnswerHeaders = ['x-switchyard-account', 'x-switchyard-alert-id', 'x-switchyard-signature', 'x-switchyard-cache-ttl'];
     expect([...names]).toEqual(expect.arrayContaining(notAnswerHeaders));
     const { app } = await start(['https://playground.example']);
     const answer = await app.inject({ method: 'GET', url: '/v1/models', headers: { origin: 'https://playground.example' } });

@@ -5,7 +5,7 @@ import { recording, type ReplayProvider } from '../helpers/replay-provider.js';
 import { useReplayGateway } from '../helpers/use-replay-gateway.js';
 
 /** OpenAI's answer for omni-moderation-latest (src/providers/openai/__fixtures__/SOURCES.md). */
-const recorded = JSON.parse(readFileSync(new URL('../../src/providers/openai/__fixtures__/moderation-omni.json', import.meta.url), 'utf8')) as { results: unknown[] };
+const recorded = JSON.parse(readFileSync(new URL('../../src/providers/openai/__fixtures__/moderations/moderation-omni.json', import.meta.url), 'utf8')) as { results: unknown[] };
 
 function catalogYaml(replayUrl: string): string {
   return `
@@ -29,7 +29,7 @@ describe('a recorded OpenAI moderation answer through the gateway', () => {
   });
 
   it('carries the recorded results unchanged to the OpenAI SDK, under the gateway model id', async () => {
-    replay.play(recording('openai/moderation-omni.json'));
+    replay.play(recording('openai/moderations/moderation-omni.json'));
     const moderation = await openai.moderations.create({ input: 'Sample text to moderate' });
     expect(moderation.model).toBe('openai/omni-moderation-latest');
     expect(moderation.results).toEqual(recorded.results);
@@ -40,7 +40,7 @@ describe('a recorded OpenAI moderation answer through the gateway', () => {
   });
 
   it('sends strings as an array and multi-modal parts as OpenAI names them, the image URL as the client gave it', async () => {
-    replay.play(recording('openai/moderation-omni.json'));
+    replay.play(recording('openai/moderations/moderation-omni.json'));
     await openai.moderations.create({
       model: 'openai/omni-moderation-latest',
       input: [
@@ -59,7 +59,7 @@ describe('a recorded OpenAI moderation answer through the gateway', () => {
 
   it('refuses an answer whose results do not match the inputs (a protocol error, in the envelope)', async () => {
     // The recording holds one result; two strings need two.
-    replay.play(recording('openai/moderation-omni.json'));
+    replay.play(recording('openai/moderations/moderation-omni.json'));
     const error = (await openai.moderations.create({ input: ['one', 'two'] }).catch((caught: unknown) => caught)) as { status: number; error: { code: string } };
     expect(replay.requests[0].body).toEqual({ model: 'omni-moderation-latest', input: ['one', 'two'] });
     expect(error.status).toBe(502);
