@@ -3,6 +3,9 @@ import type { TaskHandler } from '../tasks/task-types.js';
 import type { LineRunner } from './line-executor.js';
 import { stepBatch } from './run-batch.js';
 
+/** How often a batch whose only lines left are in provider batches asks the provider again. */
+const providerPollMs = 5_000;
+
 /** A batch's task: long enough for the completion window (24 h) and the finalization after it. */
 const batchMaxAgeMs = 26 * 60 * 60 * 1000;
 
@@ -22,7 +25,7 @@ export function createBatchTaskHandler(runLine: LineRunner): TaskHandler<AppCont
       const batchId = task.input.batchId as string;
       const step = await stepBatch(context, batchId, runLine, signal);
       if (step === 'ended') return { state: 'completed', cost: 0n, result: { batchId } };
-      return { state: 'pending', started: true, retryAfterMs: 0 };
+      return { state: 'pending', started: true, retryAfterMs: step === 'waiting' ? providerPollMs : 0 };
     },
   };
 }

@@ -120,6 +120,9 @@ export async function* readEndedLines(context: AppContext, batch: BatchRecord, c
         requestId: null,
         statusCode: null,
         response: null,
+        executor: 'engine',
+        providerBatchId: null,
+        reservationId: null,
         error: status === 'failed' ? { code: refusal?.code ?? 'invalid_request', message: refusal?.message ?? 'The batch was refused before this request ran' } : null,
       };
     }

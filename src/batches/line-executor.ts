@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
 import type { BatchRecord } from './db/batches.js';
 import type { BatchLineRecord } from './db/batch-lines.js';
+import { providerBatchRouteOf } from './run-provider-batch.js';
 
 /**
  * What became of one line's run: an answer (the body a live request would have got), a failure
@@ -30,14 +31,19 @@ export interface LineRun {
  */
 export type LineRunner = (context: AppContext, run: LineRun) => Promise<LineOutcome>;
 
-/** Where a line runs: on the gateway's own task engine, at the endpoint's normal price. */
-export type LineExecutor = 'engine';
+/**
+ * Where a line runs: on the gateway's own task engine, at the endpoint's normal price
+ * (`engine`), or in Anthropic's Message Batches at the endpoint's `pricing.batch_discount`
+ * (`anthropic`, run-provider-batch.ts).
+ */
+export type LineExecutor = 'engine' | 'anthropic';
 
 /**
- * The one place that picks a line's executor. Every line runs on the engine today; the provider
- * batch APIs (OpenAI Batch, Anthropic Message Batches, Gemini batch mode, at the endpoint's
- * `pricing.batch_discount`) are a later step, which adds its executor here.
+ * The one place that picks a line's executor, once, when the batch is validated (the choice is
+ * stored with the line, so a restart runs it the same way). A line whose model's first endpoint
+ * has a provider batch route goes there; every other line runs on the engine. OpenAI Batch and
+ * Gemini batch mode are later executors, added here.
  */
-export function chooseLineExecutor(_batch: BatchRecord, _line: BatchLineRecord): LineExecutor {
-  return 'engine';
+export function chooseLineExecutor(context: AppContext, batch: BatchRecord, model: string): LineExecutor {
+  return providerBatchRouteOf(context, batch, model) ? 'anthropic' : 'engine';
 }

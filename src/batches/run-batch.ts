@@ -10,6 +10,7 @@ import { closePendingLines, endLine, insertBatchLines, nextPendingLines, readLin
 import { countLineEnd, failBatchValidation, findBatchById, moveBatch, startBatch, type BatchError, type BatchRecord } from './db/batches.js';
 import { findFile } from './db/files.js';
 import { chooseLineExecutor, type LineOutcome, type LineRunner } from './line-executor.js';
+import { abandonProviderLine, pollProviderLines, submitProviderLines } from './run-provider-batch.js';
 import { fileStorageOf, storeGeneratedFile } from './manage-files.js';
 import { lineError, readBatchLine, readFileLines } from './read-batch-line.js';
 
@@ -20,8 +21,12 @@ const maxErrors = 100;
 /** How long one poll of a batch runs lines before it hands the batch back to the engine (well within the task's lease). */
 const pollBudgetMs = 10_000;
 
-/** What a poll of the batch's task found: still running, or ended (in any final status). */
-export type BatchStep = 'running' | 'ended';
+/**
+ * What a poll of the batch's task found: still running, waiting (its only unfinished lines are
+ * in provider batches, which take minutes to hours: the next poll can wait), or ended (in any
+ * final status).
+ */
+export type BatchStep = 'running' | 'waiting' | 'ended';
 
 /**
  * One step of a batch, run by its task (batch-task-handler.ts), under the task's lease, so one
@@ -44,7 +49,7 @@ export async function stepBatch(context: AppContext, batchId: string, runLine: L
   }
   if (batch.status === 'in_progress') {
     batch = await runLines(context, batch, runLine, signal);
-    if (batch.status === 'in_progress') return 'running';
+    if (batch.status === 'in_progress') return (await engineLinesLeft(context, batch)) ? 'running' : 'waiting';
   }
   if (batch.status === 'cancelling') {
     await closeBatch(context, batch, 'cancelled');
@@ -83,7 +88,8 @@ async function validateBatch(context: AppContext, batch: BatchRecord): Promise<b
   let lines: NewBatchLine[] = [];
   for await (const { lineNo, text } of readFileLines(fileStorageOf(context).read(file.storageKey))) {
     const line = readBatchLine(text, lineNo);
-    lines.push({ lineNo, customId: line.custom_id, model: line.body.model as string, body: JSON.stringify(line.body) });
+    const model = line.body.model as string;
+    lines.push({ lineNo, customId: line.custom_id, model, body: JSON.stringify(line.body), executor: chooseLineExecutor(context, batch, model) });
     if (lines.length === chunk) {
       await insertBatchLines(context.store.db, batch.id, lines);
       lines = [];
@@ -130,13 +136,15 @@ async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRu
   const settings = batchSettingsOf(context.config);
   const principal = await principalOf(context, batch);
   for (;;) {
-    const orphans = await runningLines(context.store.db, batch.id, chunk);
+    // Lines waiting in a provider's batch are not orphans: `runProviderLines` polls them.
+    const orphans = await runningLines(context.store.db, batch.id, chunk, true);
     if (orphans.length === 0) break;
     for (const line of orphans) {
       const row = line.requestId === null ? undefined : await findRequest(context.store.db, batch.accountId, line.requestId);
       await returnLine(context.store.db, batch.id, line.lineNo, row === undefined || row.status === 'completed' ? line.requestId : null);
     }
   }
+  if (principal) await runProviderLines(context, batch, principal, signal);
   const started = Date.now();
   const inFlight = new Set<Promise<void>>();
   let queue: BatchLineRecord[] = [];
@@ -146,7 +154,7 @@ async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRu
   while (!stop()) {
     while (inFlight.size < settings.linesInFlight && !exhausted && !stop()) {
       if (queue.length === 0) {
-        queue = await nextPendingLines(context.store.db, batch.id, settings.linesInFlight * 2);
+        queue = await nextPendingLines(context.store.db, batch.id, settings.linesInFlight * 2, principal ? 'engine' : undefined);
         // Lines already in flight are still `running`, so they are not read again.
         if (queue.length === 0) exhausted = true;
         continue;
@@ -175,9 +183,8 @@ async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLi
   if (!principal) {
     outcome = { kind: 'failed', statusCode: 401, body: null, code: 'invalid_api_key', message: 'The API key that created this batch was revoked; its lines cannot run' };
   } else {
-    const executor = chooseLineExecutor(batch, line);
     try {
-      outcome = executor === 'engine' ? await runLine(context, { batch, line, requestId: line.requestId, principal, signal }) : { kind: 'stopped' };
+      outcome = await runLine(context, { batch, line, requestId: line.requestId, principal, signal });
     } catch (error) {
       context.logger.error({ err: error, batch: batch.id, line: line.lineNo }, 'batch line failed unexpectedly');
       outcome = { kind: 'failed', statusCode: 500, body: null, code: 'internal_error', message: 'The line could not be run' };
@@ -195,6 +202,30 @@ async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLi
     error: outcome.kind === 'failed' && outcome.body === null ? { code: outcome.code, message: outcome.message } : null,
   });
   if (ended) await countLineEnd(context.store.db, batch.id, outcome.kind === 'answered' ? 'completed' : 'failed');
+}
+
+/**
+ * The lines of provider batches: polls the ones sent (settling those whose provider batch
+ * ended), then sends the pending ones, in chunks. A provider that fails to answer is asked again
+ * by the next step; its lines stay where they were.
+ */
+async function runProviderLines(context: AppContext, batch: BatchRecord, principal: Principal, signal: AbortSignal): Promise<void> {
+  try {
+    await pollProviderLines(context, batch, signal);
+    for (;;) {
+      const lines = await nextPendingLines(context.store.db, batch.id, chunk, 'anthropic');
+      if (lines.length === 0 || signal.aborted) break;
+      const sent = await submitProviderLines(context, batch, principal, lines, signal);
+      if (sent === 0) break;
+    }
+  } catch (error) {
+    if (!signal.aborted) context.logger.warn({ err: error, batch: batch.id }, 'polling a provider batch failed; the next step asks again');
+  }
+}
+
+/** Whether the engine has lines of this batch left to run (the others wait in provider batches). */
+async function engineLinesLeft(context: AppContext, batch: BatchRecord): Promise<boolean> {
+  return (await nextPendingLines(context.store.db, batch.id, 1, 'engine')).length + (await runningLines(context.store.db, batch.id, 1, true)).length > 0;
 }
 
 function isPastWindow(context: AppContext, batch: BatchRecord): boolean {
@@ -226,6 +257,11 @@ async function closeBatch(context: AppContext, batch: BatchRecord, status: 'canc
     const orphans = await runningLines(context.store.db, batch.id, chunk);
     if (orphans.length === 0) break;
     for (const line of orphans) {
+      if (line.providerBatchId !== null) {
+        // Its reservation goes back with a failed row; what the provider still answers is not charged.
+        await abandonProviderLine(context, batch, line, status);
+        continue;
+      }
       const error = { code: status === 'expired' ? 'batch_expired' : 'batch_cancelled', message: 'The batch ended while this line was running' };
       if (await endLine(context.store.db, batch.id, line.lineNo, { status: 'failed', statusCode: 0, response: null, error })) await countLineEnd(context.store.db, batch.id, 'failed');
     }

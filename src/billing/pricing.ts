@@ -45,3 +45,11 @@ export function priceTextCeiling(pricing: EndpointPricing, promptTokens: number,
   const perMillion = BigInt(promptTokens) * writePrice + BigInt(maxOutputTokens) * outputPrice;
   return ceilDiv(perMillion, 1_000_000n) + (pricing.request ?? 0n) + BigInt(inputImages) * (pricing.image ?? 0n);
 }
+
+/**
+ * A cost at an endpoint's provider-batch discount (`pricing.batch_discount`, parts per million):
+ * the live rule's cost times the ratio, rounded up to the nano-USD once.
+ */
+export function discountForBatch(cost: bigint, discountPpm: bigint): bigint {
+  return ceilDiv(cost * discountPpm, 1_000_000n);
+}

@@ -22,6 +22,11 @@ const PricingSchema = Type.Object(
     video_second: Type.Optional(Price),
     characters: Type.Optional(Price),
     search: Type.Optional(Price),
+    batch_discount: Type.Optional(
+      Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1 }), Type.String({ pattern: '^(0(\\.\\d+)?|1(\\.0+)?)$' })], {
+        description: 'the ratio of the list price a line sent through the provider batch API costs, 0 < d ≤ 1',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -147,7 +147,7 @@ function normalizeModel(
       }
     });
     const pricing = normalizePricing(endpoint, `${endpointPath}.pricing`, fail);
-    if (free && Object.values(pricing).some((price) => price !== undefined && price !== 0n)) {
+    if (free && Object.entries(pricing).some(([field, price]) => field !== 'batchDiscountPpm' && price !== undefined && price !== 0n)) {
       fail(`${endpointPath}.pricing`, 'expected all prices to be 0 for a free model');
     }
     if (isText && (endpoint.pricing.prompt === undefined || endpoint.pricing.completion === undefined)) {
@@ -217,7 +217,20 @@ function normalizePricing(endpoint: EndpointEntry, path: string, fail: (path: st
       fail(`${path}.${key}`, `expected a USD amount with at most 9 decimal places, got ${String(value)}`);
     }
   }
+  const discount = endpoint.pricing.batch_discount;
+  if (discount !== undefined) pricing.batchDiscountPpm = discountToPpm(discount, `${path}.batch_discount`, fail);
   return pricing;
+}
+
+/** `0.5` or `"0.5"` → 500_000n parts per million: read as a decimal, never through a float's arithmetic. */
+function discountToPpm(value: number | string, path: string, fail: (path: string, expected: string) => never): bigint {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  const fraction = match?.[2] ?? '';
+  if (!match || (fraction.length > 6 && /[1-9]/.test(fraction.slice(6)))) fail(path, `expected a ratio 0 < d ≤ 1 with at most 6 decimal places, got ${String(value)}`);
+  const ppm = BigInt(match![1]) * 1_000_000n + BigInt(fraction.slice(0, 6).padEnd(6, '0'));
+  if (ppm <= 0n || ppm > 1_000_000n) fail(path, `expected a ratio 0 < d ≤ 1, got ${String(value)}`);
+  return ppm;
 }
 
 function normalizeTaskSchedules(tasks: ConfigFile['tasks']): Record<string, TaskScheduleConfig> {

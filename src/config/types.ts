@@ -130,6 +130,11 @@ export interface EndpointPricing {
   characters?: bigint;
   /** Per search (rerank: one query over up to the provider's documents per search unit), in nano-USD. */
   search?: bigint;
+  /**
+   * A batch line sent through the provider's batch API costs the list price times this ratio,
+   * in parts per million (0.5 → 500_000n): exact, never a float.
+   */
+  batchDiscountPpm?: bigint;
 }
 
 export type OutputModality = 'text' | 'image' | 'audio' | 'video' | 'embeddings' | 'rerank' | 'moderation';

@@ -547,4 +547,10 @@ export interface BatchLinesTable {
   response: string | null;
   /** `{code, message}`, JSON (failed lines). */
   error: string | null;
+  /** Where the line runs: `engine` or `anthropic` (Message Batches), chosen at validation. */
+  executor: Generated<string>;
+  /** The provider's batch the line went into (`pricing.batch_discount`); null when the engine runs it. */
+  provider_batch_id: string | null;
+  /** The line's durable reservation while it is in a provider's batch. */
+  reservation_id: string | null;
 }

@@ -16,6 +16,12 @@ export interface BatchLineRecord {
   statusCode: number | null;
   response: unknown;
   error: { code: string; message: string } | null;
+  /** Where the line runs (`chooseLineExecutor`, at validation). */
+  executor: string;
+  /** The provider's batch the line was sent to (`pricing.batch_discount`); null when the engine runs it. */
+  providerBatchId: string | null;
+  /** The line's durable reservation while it is in a provider's batch. */
+  reservationId: string | null;
 }
 
 export interface NewBatchLine {
@@ -24,6 +30,8 @@ export interface NewBatchLine {
   model: string;
   /** The line's body as JSON text. */
   body: string;
+  /** Where it runs (`chooseLineExecutor`). */
+  executor: string;
 }
 
 /** Inserts one chunk of a batch's lines, pending. */
@@ -31,19 +39,62 @@ export async function insertBatchLines(db: Kysely<Database>, batchId: string, li
   if (lines.length === 0) return;
   await db
     .insertInto('batch_lines')
-    .values(lines.map((line) => ({ batch_id: batchId, line_no: line.lineNo, custom_id: line.customId, model: line.model, body: line.body, status: 'pending' })))
+    .values(lines.map((line) => ({ batch_id: batchId, line_no: line.lineNo, custom_id: line.customId, model: line.model, body: line.body, status: 'pending', executor: line.executor })))
     .execute();
 }
 
-/** The next pending lines, in file order (the index `(batch_id, status, line_no)`). */
-export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number): Promise<BatchLineRecord[]> {
-  const rows = await db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'pending').orderBy('line_no').limit(limit).execute();
+/** The next pending lines, in file order (the index `(batch_id, status, line_no)`); only those of `executor` when given. */
+export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: string): Promise<BatchLineRecord[]> {
+  let query = db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'pending');
+  if (executor !== undefined) query = query.where('executor', '=', executor);
+  const rows = await query.orderBy('line_no').limit(limit).execute();
   return rows.map(toLine);
 }
 
-/** Lines left `running` by a run that did not end them (its process died): at most the batch's pacing bound. */
-export async function runningLines(db: Kysely<Database>, batchId: string, limit: number): Promise<BatchLineRecord[]> {
-  const rows = await db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'running').orderBy('line_no').limit(limit).execute();
+/**
+ * Lines left `running` by a run that did not end them (its process died): at most the batch's
+ * pacing bound. `engineOnly`: not the lines waiting in a provider's batch (those are the poll's).
+ */
+export async function runningLines(db: Kysely<Database>, batchId: string, limit: number, engineOnly = false): Promise<BatchLineRecord[]> {
+  let query = db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'running');
+  if (engineOnly) query = query.where('provider_batch_id', 'is', null);
+  const rows = await query.orderBy('line_no').limit(limit).execute();
+  return rows.map(toLine);
+}
+
+/** Marks a pending line running in a provider's batch, with the request id its row will have and its reservation; false when it was no longer pending. */
+export async function sendLineToProvider(db: Kysely<Database>, batchId: string, lineNo: number, sent: { requestId: string; providerBatchId: string; reservationId: string | null }): Promise<boolean> {
+  const result = await db
+    .updateTable('batch_lines')
+    .set({ status: 'running', request_id: sent.requestId, provider_batch_id: sent.providerBatchId, reservation_id: sent.reservationId })
+    .where('batch_id', '=', batchId)
+    .where('line_no', '=', lineNo)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** A pending line whose provider route is gone (the config changed) runs on the engine instead. */
+export async function moveLineToEngine(db: Kysely<Database>, batchId: string, lineNo: number): Promise<void> {
+  await db.updateTable('batch_lines').set({ executor: 'engine' }).where('batch_id', '=', batchId).where('line_no', '=', lineNo).where('status', '=', 'pending').execute();
+}
+
+/** The provider batches this batch's running lines wait in. */
+export async function providerBatchIdsOf(db: Kysely<Database>, batchId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('batch_lines')
+    .select('provider_batch_id')
+    .distinct()
+    .where('batch_id', '=', batchId)
+    .where('status', '=', 'running')
+    .where('provider_batch_id', 'is not', null)
+    .execute();
+  return rows.map((row) => row.provider_batch_id!);
+}
+
+/** The lines still running in one provider batch. */
+export async function providerLinesOf(db: Kysely<Database>, batchId: string, providerBatchId: string): Promise<BatchLineRecord[]> {
+  const rows = await db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'running').where('provider_batch_id', '=', providerBatchId).orderBy('line_no').execute();
   return rows.map(toLine);
 }
 
@@ -125,5 +176,8 @@ function toLine(row: Selectable<BatchLinesTable>): BatchLineRecord {
     statusCode: row.status_code === null ? null : toNumber(row.status_code),
     response: row.response === null ? null : (JSON.parse(row.response) as unknown),
     error: row.error === null ? null : (JSON.parse(row.error) as { code: string; message: string }),
+    executor: row.executor,
+    providerBatchId: row.provider_batch_id,
+    reservationId: row.reservation_id,
   };
 }

@@ -30,6 +30,7 @@ import * as members from './2026-12-07-2000-members.js';
 import * as alerts from './2026-12-07-2010-alerts.js';
 import * as memberLimits from './2026-12-07-2020-member-limits.js';
 import * as batches from './2026-12-07-2100-batches.js';
+import * as providerBatchLines from './2026-12-08-0040-provider-batch-lines.js';
 import * as responseCache from './2026-12-07-2100-response-cache.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -67,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-2020-member-limits': memberLimits,
   '2026-12-07-2100-batches': batches,
   '2026-12-07-2100-response-cache': responseCache,
+  '2026-12-08-0040-provider-batch-lines': providerBatchLines,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */
