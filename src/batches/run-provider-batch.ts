@@ -6,6 +6,7 @@ import { settleInTransaction } from '../billing/settle-in-transaction.js';
 import type { ModelEndpointConfig, ProviderConfig } from '../config/types.js';
 import { readIdTime } from '../core/id-time.js';
 import { mapAnthropicUsage } from '../providers/anthropic/map-usage.js';
+import { statusOfAnthropicErrorType } from '../providers/anthropic/map-error.js';
 import { createMessageBatch, readMessageBatchResults, retrieveMessageBatch, type MessageBatchResult } from '../providers/anthropic/message-batches.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
 import { endLine, moveLineToEngine, providerBatchIdsOf, providerLinesOf, sendLineToProvider } from './db/batch-lines.js';
@@ -182,22 +183,10 @@ async function settleProviderLine(context: AppContext, batch: BatchRecord, route
   if (ended) await countLineEnd(context.store.db, batch.id, succeeded ? 'completed' : 'failed');
 }
 
-/** https://docs.claude.com/en/api/errors: the HTTP status of each error type. */
-const statusOfErrorType: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  overloaded_error: 529,
-};
-
+/** The HTTP status an errored result's error type stands for, as for a live answer. */
 function errorStatusOf(envelope: object): number {
   const type = (envelope as { error?: { type?: unknown } }).error?.type;
-  return (typeof type === 'string' ? statusOfErrorType[type] : undefined) ?? 500;
+  return (typeof type === 'string' ? statusOfAnthropicErrorType[type] : undefined) ?? 500;
 }
 
 /** A line the batch left in a provider batch when it was cancelled or expired: failed, nothing charged, its reservation released. */

@@ -6,7 +6,7 @@ import type { EmbeddingRequest } from '../core/embedding-request.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { embeddingAdapterOf } from '../providers/retrieval-adapters.js';
-import { selectCandidates } from '../routing/select-candidates.js';
+import { routeNonTextRequest } from '../media/select-media-candidates.js';
 
 /**
  * The endpoints that can serve this embeddings request, in routing order (the account's default
@@ -17,17 +17,7 @@ import { selectCandidates } from '../routing/select-candidates.js';
  * request, the refusal is a 400 naming the field.
  */
 export async function planEmbeddings(context: AppContext, principal: Principal, route: RouteRequest, request: EmbeddingRequest): Promise<Candidate[]> {
-  const defaults = await context.defaultProviders.get(principal.accountId);
-  const routed = selectCandidates({
-    catalog: context.catalog,
-    route,
-    api: 'embeddings',
-    parameters: [],
-    stream: false,
-    principal,
-    defaultProviderOf: (modelId) => defaults.get(modelId),
-    health: context.health,
-  });
+  const routed = await routeNonTextRequest(context, principal, route, 'embeddings');
   const primary = routed[0].model;
   if (request.dimensions !== undefined && !acceptsDimensions(primary, request.dimensions)) {
     throw invalidRequest(`'dimensions' ${dimensionsRule(primary)} for model '${primary.id}'`, 'dimensions');

@@ -6,7 +6,7 @@ import type { ImageRequest } from '../core/image-request.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
 import { imageAdapterOf } from '../providers/media-adapters.js';
 import type { Candidate } from '../catalog/candidate.js';
-import { keepCapableCandidates, routeMediaRequest } from './select-media-candidates.js';
+import { keepCapableCandidates, routeNonTextRequest } from './select-media-candidates.js';
 
 /**
  * The endpoints that can serve this image request, in routing order. The request was validated
@@ -16,7 +16,7 @@ import { keepCapableCandidates, routeMediaRequest } from './select-media-candida
  * can honour the request, the refusal is a 400 naming the field.
  */
 export async function planImages(context: AppContext, principal: Principal, route: RouteRequest, request: ImageRequest): Promise<Candidate[]> {
-  const routed = await routeMediaRequest(context, principal, route, 'images');
+  const routed = await routeNonTextRequest(context, principal, route, 'images');
   return keepCapableCandidates(routed, {
     adapterOf: imageAdapterOf,
     request,

@@ -5,7 +5,7 @@ import type { SpeechRequest } from '../core/speech-request.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { speechAdapterOf } from '../providers/media-adapters.js';
 import type { Candidate } from '../catalog/candidate.js';
-import { keepCapableCandidates, routeMediaRequest } from './select-media-candidates.js';
+import { keepCapableCandidates, routeNonTextRequest } from './select-media-candidates.js';
 
 /**
  * The endpoints that can serve this speech request, in routing order: the model's (and fallback
@@ -14,7 +14,7 @@ import { keepCapableCandidates, routeMediaRequest } from './select-media-candida
  * refusal is a 400 naming the field.
  */
 export async function planSpeech(context: AppContext, principal: Principal, route: RouteRequest, request: SpeechRequest): Promise<Candidate[]> {
-  const routed = await routeMediaRequest(context, principal, route, 'speech');
+  const routed = await routeNonTextRequest(context, principal, route, 'speech');
   const primary = routed[0].model;
   if (primary.voices.length > 0 && !primary.voices.includes(request.voice)) {
     throw invalidRequest(`'voice' must be one of ${primary.voices.join(', ')} for model '${primary.id}'`, 'voice');

@@ -7,8 +7,16 @@ import type { Incapability } from '../providers/media-adapter.js';
 import type { Candidate } from '../catalog/candidate.js';
 import { selectCandidates } from '../routing/select-candidates.js';
 
-/** The endpoints of a speech or image request in routing order, the account's default providers first. */
-export async function routeMediaRequest(context: AppContext, principal: Principal, route: RouteRequest, api: 'images' | 'speech'): Promise<Candidate[]> {
+/**
+ * The endpoints of a request that names no text parameters (speech, images, embeddings, rerank,
+ * moderations) in routing order, the account's default providers first.
+ */
+export async function routeNonTextRequest(
+  context: AppContext,
+  principal: Principal,
+  route: RouteRequest,
+  api: 'images' | 'speech' | 'embeddings' | 'rerank' | 'moderations',
+): Promise<Candidate[]> {
   const defaults = await context.defaultProviders.get(principal.accountId);
   return selectCandidates({
     catalog: context.catalog,

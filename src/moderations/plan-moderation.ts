@@ -5,7 +5,7 @@ import type { ModerationRequest } from '../core/moderation-request.js';
 import type { RouteRequest } from '../core/provider-preferences.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { moderationAdapterOf } from '../providers/retrieval-adapters.js';
-import { selectCandidates } from '../routing/select-candidates.js';
+import { routeNonTextRequest } from '../media/select-media-candidates.js';
 
 /**
  * The endpoints that can serve this moderation, in routing order (the account's default
@@ -16,17 +16,7 @@ import { selectCandidates } from '../routing/select-candidates.js';
  * When routing found endpoints but none can serve the request, the refusal is a 400 naming `input`.
  */
 export async function planModeration(context: AppContext, principal: Principal, route: RouteRequest, request: ModerationRequest): Promise<Candidate[]> {
-  const defaults = await context.defaultProviders.get(principal.accountId);
-  const routed = selectCandidates({
-    catalog: context.catalog,
-    route,
-    api: 'moderations',
-    parameters: [],
-    stream: false,
-    principal,
-    defaultProviderOf: (modelId) => defaults.get(modelId),
-    health: context.health,
-  });
+  const routed = await routeNonTextRequest(context, principal, route, 'moderations');
   const hasImage = request.inputs.some((input) => input.type === 'image_url');
   const primary = routed[0].model;
   if (hasImage && !primary.inputModalities.includes('image')) {

@@ -5,7 +5,7 @@ import type { RouteRequest } from '../core/provider-preferences.js';
 import type { RerankRequest } from '../core/rerank-request.js';
 import { invalidRequest } from '../errors/gateway-error.js';
 import { rerankAdapterOf } from '../providers/retrieval-adapters.js';
-import { selectCandidates } from '../routing/select-candidates.js';
+import { routeNonTextRequest } from '../media/select-media-candidates.js';
 
 /**
  * The endpoints that can serve this rerank request, in routing order (the account's default
@@ -14,17 +14,7 @@ import { selectCandidates } from '../routing/select-candidates.js';
  * endpoints but none can, the refusal is a 400 naming the field the first protocol gave.
  */
 export async function planRerank(context: AppContext, principal: Principal, route: RouteRequest, request: RerankRequest): Promise<Candidate[]> {
-  const defaults = await context.defaultProviders.get(principal.accountId);
-  const routed = selectCandidates({
-    catalog: context.catalog,
-    route,
-    api: 'rerank',
-    parameters: [],
-    stream: false,
-    principal,
-    defaultProviderOf: (modelId) => defaults.get(modelId),
-    health: context.health,
-  });
+  const routed = await routeNonTextRequest(context, principal, route, 'rerank');
   const usable = routed.filter((candidate) => {
     const adapter = rerankAdapterOf(candidate.provider.api);
     return adapter !== undefined && adapter.incapability(request, candidate.endpoint.model) === undefined;

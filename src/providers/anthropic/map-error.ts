@@ -2,7 +2,7 @@ import { UpstreamError } from '../../errors/upstream-error.js';
 import type { AnthropicErrorObject } from '../../wire/anthropic/wire-types.js';
 
 /** The HTTP status each error type stands for: https://platform.claude.com/docs/en/api/errors */
-const statusOfType: Record<string, number> = {
+export const statusOfAnthropicErrorType: Record<string, number> = {
   invalid_request_error: 400,
   authentication_error: 401,
   billing_error: 402,
@@ -24,7 +24,7 @@ export function mapAnthropicStreamError(providerId: string, error: AnthropicErro
   const type = error?.type ?? 'unknown_error';
   return new UpstreamError({
     provider: providerId,
-    status: statusOfType[type] ?? 500,
+    status: statusOfAnthropicErrorType[type] ?? 500,
     code: type === 'timeout_error' ? 'upstream_timeout' : undefined,
     message: `${providerId} stream error (${type}): ${error?.message ?? 'no error message'}`,
     body,
