@@ -135,4 +135,21 @@ describe('simulator: Gemini batch mode', () => {
     expect((await json(await gemini(`/${second.name}`))).metadata.state).toBe('BATCH_STATE_CANCELLED');
     expect((await gemini('/batches/nope')).status).toBe(404);
   });
+
+  it('echoes the batch resource (name, input config) and answers a failed request with a google.rpc.Status whose code is a google.rpc.Code', async () => {
+    const inputConfig = { requests: { requests: [
+      { request: { contents: [{ role: 'user', parts: [{ text: 'fine' }] }] }, metadata: { key: 'ok' } },
+      { request: { contents: [{ role: 'user', parts: [{ text: 'slow down [[sim:status=429]]' }] }] }, metadata: { key: 'limited' } },
+    ] } };
+    const created = await json(await gemini('/models/gemini-2.5-flash:batchGenerateContent', { method: 'POST', body: JSON.stringify({ batch: { display_name: 'job', input_config: inputConfig } }) }));
+    expect(created.metadata).toMatchObject({ name: created.name, inputConfig, priority: '0' });
+    const done = await pollUntil(async () => json(await gemini(`/${created.name}`)), (operation) => operation.done === true);
+    const [ok, limited] = done.response.inlinedResponses.inlinedResponses;
+    expect(ok).toMatchObject({ metadata: { key: 'ok' }, response: { candidates: [{ finishReason: 'STOP' }] } });
+    expect(limited.metadata).toEqual({ key: 'limited' });
+    expect(limited.response).toBeUndefined();
+    expect(limited.error).toMatchObject({ code: 8 });
+    expect(typeof limited.error.message).toBe('string');
+    expect(done.metadata.batchStats).toMatchObject({ requestCount: '2', successfulRequestCount: '1', failedRequestCount: '1', pendingRequestCount: '0' });
+  });
 });

@@ -83,8 +83,8 @@ interface StoredBatch {
   endedAt?: number;
   /** OpenAI's batch: its input file, endpoint, output and error files, metadata. */
   openai?: { inputFileId: string; endpoint: string; completionWindow: string; metadata: unknown; outputFileId?: string | null; errorFileId?: string | null };
-  /** Gemini's batch: its model and display name. */
-  gemini?: { model: string; displayName: string };
+  /** Gemini's batch: its model, display name, input config (as sent: the resource echoes it) and priority. */
+  gemini?: { model: string; displayName: string; inputConfig: unknown; priority: string };
   /** A run of the lines under way (a second read waits for it). */
   running?: Promise<void>;
 }
@@ -252,8 +252,9 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
     }
     case 'gemini-create': {
       const body = json();
-      const batchBody = body?.batch as { displayName?: unknown; display_name?: unknown; inputConfig?: { requests?: { requests?: unknown } }; input_config?: { requests?: { requests?: unknown } } } | undefined;
-      const requests = (batchBody?.inputConfig ?? batchBody?.input_config)?.requests?.requests;
+      const batchBody = body?.batch as { displayName?: unknown; display_name?: unknown; inputConfig?: { requests?: { requests?: unknown } }; input_config?: { requests?: { requests?: unknown } }; priority?: unknown } | undefined;
+      const inputConfig = batchBody?.inputConfig ?? batchBody?.input_config;
+      const requests = inputConfig?.requests?.requests;
       if (!Array.isArray(requests) || requests.length === 0) return fail(400, 'batch.inputConfig.requests.requests must be a non-empty list of inline requests');
       const model = route.model.startsWith('models/') ? route.model.slice('models/'.length) : route.model;
       const lines = requests.map((entry, index) => {
@@ -262,7 +263,7 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
         return { key: typeof item.metadata?.key === 'string' ? item.metadata.key : String(index), path: `/gemini/v1beta/models/${encodeURIComponent(model)}:generateContent`, body: request, metadata: item.metadata } as BatchLine;
       });
       const displayName = String(batchBody?.displayName ?? batchBody?.display_name ?? 'batch');
-      const batch: StoredBatch = { id: newId(''), vendor, lines, auth, createdAt: now, dueAt: now + store.durationMs, state: 'running', canceled: false, gemini: { model: `models/${model}`, displayName } };
+      const batch: StoredBatch = { id: newId(''), vendor, lines, auth, createdAt: now, dueAt: now + store.durationMs, state: 'running', canceled: false, gemini: { model: `models/${model}`, displayName, inputConfig, priority: String(batchBody?.priority ?? 0) } };
       store.batches.set(batch.id, batch);
       return send(response, 200, encodeGeminiOperation(batch));
     }
@@ -400,7 +401,7 @@ function encodeGeminiOperation(batch: StoredBatch): Record<string, unknown> {
         inlinedResponses: {
           inlinedResponses: batch.lines.map((line) => {
             const metadata = (line as BatchLine & { metadata?: unknown }).metadata;
-            const result = line.status === 200 ? { response: line.answer } : { error: (line.answer as { error?: unknown } | null)?.error ?? { code: line.status, message: 'failed' } };
+            const result = line.status === 200 ? { response: line.answer } : { error: rpcStatusOf(line) };
             return metadata === undefined ? result : { ...result, metadata };
           }),
         },
@@ -409,8 +410,11 @@ function encodeGeminiOperation(batch: StoredBatch): Record<string, unknown> {
   const succeeded = batch.lines.filter((line) => line.status === 200).length;
   const metadata = {
     '@type': 'type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch',
+    name: `batches/${batch.id}`,
     model: batch.gemini!.model,
     displayName: batch.gemini!.displayName,
+    inputConfig: batch.gemini!.inputConfig,
+    priority: batch.gemini!.priority,
     state: stateName,
     createTime: iso(batch.createdAt),
     updateTime: iso(batch.endedAt ?? batch.createdAt),
@@ -419,4 +423,38 @@ function encodeGeminiOperation(batch: StoredBatch): Record<string, unknown> {
     ...(output ? { output } : {}),
   };
   return { name: `batches/${batch.id}`, metadata, done: ended, ...(output ? { response: output } : {}) };
+}
+
+/**
+ * google.rpc.Code, by the names Gemini's HTTP errors carry in `status`
+ * (https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto).
+ */
+const rpcCodes: Record<string, number> = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+};
+
+/**
+ * A failed inline request's `error`: a `google.rpc.Status` (https://ai.google.dev/api/batch-mode#InlinedResponse),
+ * whose `code` is the google.rpc.Code of the live error, not its HTTP status.
+ */
+function rpcStatusOf(line: BatchLine): Record<string, unknown> {
+  const error = (line.answer as { error?: { status?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+  const code = (typeof error?.status === 'string' ? rpcCodes[error.status] : undefined) ?? 2;
+  const message = typeof error?.message === 'string' ? error.message : `The request failed with HTTP ${line.status}`;
+  return Array.isArray(error?.details) ? { code, message, details: error.details } : { code, message };
 }
