@@ -49,8 +49,12 @@ async function send(context: CallContext, url: string, body: unknown): Promise<U
   }
 }
 
-/** Gemini 3 and later reject replayed function calls without a thought signature. */
 function requestOptions(context: CallContext): ConvertRequestOptions {
-  const major = /^gemini-(\d+)/.exec(context.providerModel)?.[1];
+  return convertOptionsFor(context.providerModel);
+}
+
+/** Gemini 3 and later reject replayed function calls without a thought signature. Shared with batch mode (`batch-adapter.ts`). */
+export function convertOptionsFor(providerModel: string): ConvertRequestOptions {
+  const major = /^gemini-(\d+)/.exec(providerModel)?.[1];
   return { requireSignedFunctionCalls: major !== undefined && Number(major) >= 3 };
 }
