@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { startSimulator, type Simulator } from '@switchyard/simulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../config/types.js';
@@ -5,6 +6,7 @@ import type { TextRequest } from '../../core/text-request.js';
 import { UpstreamError } from '../../errors/upstream-error.js';
 import type { ProviderBatchState } from '../batch-adapter.js';
 import { providerBatchAdapterOf } from '../batch-adapters.js';
+import { closeServer, listenLocally } from '../shared/__fixtures__/listen-locally.js';
 import { createProviderDispatcher } from '../shared/send-request.js';
 import { geminiBatchAdapter } from './batch-adapter.js';
 import { geminiAdapter } from './gemini-adapter.js';
@@ -31,7 +33,7 @@ const providerWith = (key: string, platform?: ProviderConfig['platform']): Provi
   ...(platform && { platform }),
 });
 const signal = () => new AbortController().signal;
-const ask = (text: string): TextRequest => ({ messages: [{ role: 'user', content: [{ type: 'text', text }] }], maxTokens: 50 });
+const ask = (text: string): TextRequest => ({ messages: [{ role: 'user', content: [{ type: 'text', text }] }], maxTokens: 50, stream: false });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function untilEnded(provider: ProviderConfig, id: string): Promise<ProviderBatchState> {
@@ -119,5 +121,64 @@ describe('Gemini batch mode adapter (against the simulator)', () => {
 
   it('takes only a batch name under the configured base URL', async () => {
     await expect(geminiBatchAdapter.retrieve(providerWith('k'), '../models/x', signal())).rejects.toMatchObject({ status: 400, retryable: false });
+  });
+});
+
+/** A server answering every call with one fixed operation, for the ends the simulator does not reach (expiry, failure). */
+async function withOperation(operation: Record<string, unknown>, run: (provider: ProviderConfig) => Promise<void>): Promise<void> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(operation));
+  });
+  const base = await listenLocally(server);
+  try {
+    await run({ ...providerWith('k'), baseUrl: `${base}/v1beta` });
+  } finally {
+    await closeServer(server);
+  }
+}
+
+const inputOf = (...keys: string[]) => ({ requests: { requests: keys.map((key) => ({ request: { contents: [] }, metadata: { key } })) } });
+
+describe('Gemini batch mode adapter: the ends of a batch', () => {
+  it('matches inlined responses without metadata by their position among the requests; the unanswered of an expired batch end expired', async () => {
+    const operation = {
+      name: 'batches/b1',
+      done: true,
+      metadata: { state: 'BATCH_STATE_EXPIRED', inputConfig: inputOf('a', 'b') },
+      response: { inlinedResponses: { inlinedResponses: [{ response: { candidates: [] } }, { error: { code: 14, message: 'try later' } }] } },
+    };
+    await withOperation(operation, async (provider) => {
+      const state = await geminiBatchAdapter.retrieve(provider, 'batches/b1', signal());
+      expect(state).toMatchObject({ id: 'batches/b1', ended: true });
+      expect(await geminiBatchAdapter.results(provider, state, signal())).toEqual([
+        { customId: 'a', kind: 'succeeded', body: { candidates: [] } },
+        { customId: 'b', kind: 'errored', status: 503, error: { error: { code: 503, message: 'try later', status: 'UNAVAILABLE' } } },
+      ]);
+    });
+    const expired = { name: 'batches/b2', done: true, metadata: { state: 'BATCH_STATE_EXPIRED', inputConfig: inputOf('a', 'b') } };
+    await withOperation(expired, async (provider) => {
+      const state = await geminiBatchAdapter.retrieve(provider, 'batches/b2', signal());
+      expect(await geminiBatchAdapter.results(provider, state, signal())).toEqual([
+        { customId: 'a', kind: 'expired' },
+        { customId: 'b', kind: 'expired' },
+      ]);
+    });
+  });
+
+  it("errors every request of a failed batch with the batch's own error", async () => {
+    const failed = { name: 'batches/b3', done: true, error: { code: 13, message: 'internal' }, metadata: { state: 'BATCH_STATE_FAILED', inputConfig: inputOf('only') } };
+    await withOperation(failed, async (provider) => {
+      const state = await geminiBatchAdapter.retrieve(provider, 'batches/b3', signal());
+      expect(await geminiBatchAdapter.results(provider, state, signal())).toEqual([
+        { customId: 'only', kind: 'errored', status: 500, error: { error: { code: 500, message: 'internal', status: 'INTERNAL' } } },
+      ]);
+    });
+  });
+
+  it('refuses a batch over the 20 MB of inline requests without sending it', async () => {
+    const big = [{ customId: 'big', body: { contents: [{ role: 'user', parts: [{ text: 'x'.repeat(20_000_000) }] }] } }];
+    await expect(geminiBatchAdapter.create(providerWith('k'), model, 'text', big, signal())).rejects.toMatchObject({ status: 413, retryable: false });
+    expect(simulator.stats().batches).toEqual({ files: 0, batches: 0 });
   });
 });
