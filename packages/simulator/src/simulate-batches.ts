@@ -13,15 +13,19 @@ import { readRawBody } from './read-body.js';
  * - OpenAI Files + Batch (https://platform.openai.com/docs/api-reference/batch):
  *   `POST /openai/v1/files` (multipart `file`, `purpose`), `GET /openai/v1/files/{id}`,
  *   `GET /openai/v1/files/{id}/content`, `POST /openai/v1/batches`, `GET /openai/v1/batches/{id}`,
- *   `POST /openai/v1/batches/{id}/cancel`; lines for `/v1/chat/completions`.
+ *   `POST /openai/v1/batches/{id}/cancel`; lines for `/v1/chat/completions` and `/v1/embeddings`.
+ *   Its lines start at the first read after the batch is due and it completes when the last
+ *   answers; a cancel makes it `cancelling` (lines in flight are dropped, the rest never start)
+ *   and the next read `cancelled`, the lines answered by then in the output and error files, the
+ *   others in the error file as `batch_cancelled` (the reference's `BatchRequestOutput.error`).
  * - Anthropic Message Batches (https://docs.anthropic.com/en/api/creating-message-batches):
  *   `POST /anthropic/v1/messages/batches`, `GET …/{id}`, `GET /anthropic/v1/messages/batches`,
  *   `POST …/{id}/cancel`, `GET …/{id}/results` (JSONL).
  * - Gemini batch mode (https://ai.google.dev/gemini-api/docs/batch-mode), inline requests:
  *   `POST /gemini/v1beta/models/{model}:batchGenerateContent`, the operation polled with
  *   `GET /gemini/v1beta/batches/{id}`, `POST /gemini/v1beta/batches/{id}:cancel`.
- * A batch ends on the first read after its time is up (its lines are run then), or at a cancel
- * before that (no line run).
+ * An Anthropic or Gemini batch ends on the first read after its time is up (its lines are run
+ * then), or at a cancel before that (no line run).
  */
 export type BatchRoute =
   | { kind: 'openai-file-create' }
@@ -87,6 +91,8 @@ interface StoredBatch {
   gemini?: { model: string; displayName: string };
   /** A run of the lines under way (a second read waits for it). */
   running?: Promise<void>;
+  /** Stops an OpenAI batch's lines in flight at a cancel. */
+  abort?: AbortController;
 }
 
 export class BatchStore {
@@ -94,6 +100,7 @@ export class BatchStore {
   readonly batches = new Map<string, StoredBatch>();
   constructor(readonly durationMs: number) {}
   reset(): void {
+    for (const batch of this.batches.values()) batch.abort?.abort();
     this.files.clear();
     this.batches.clear();
   }
@@ -152,7 +159,8 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
   const ownBatch = async (id: string): Promise<StoredBatch | undefined> => {
     const batch = store.batches.get(id);
     if (!batch || batch.vendor !== vendor) return undefined;
-    await settle(batch, state);
+    if (vendor === 'openai') await settleOpenai(batch, state);
+    else await settle(batch, state);
     return batch;
   };
 
@@ -178,18 +186,19 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
       const body = json();
       const file = typeof body?.input_file_id === 'string' ? store.files.get(body.input_file_id) : undefined;
       if (!body || !file) return fail(body ? 404 : 400, body ? `No such File object: ${String(body.input_file_id)}` : 'The body must be a JSON object');
-      if (body.endpoint !== '/v1/chat/completions') return fail(400, `The simulator's batches serve /v1/chat/completions, not ${String(body.endpoint)}`);
+      const livePath = typeof body.endpoint === 'string' ? openaiBatchEndpoints[body.endpoint] : undefined;
+      if (livePath === undefined) return fail(400, `The simulator's batches serve ${Object.keys(openaiBatchEndpoints).join(' and ')}, not ${String(body.endpoint)}`);
       if (body.completion_window !== '24h') return fail(400, "completion_window must be '24h'");
       const lines: BatchLine[] = [];
       for (const [index, text] of file.content.split('\n').filter((line) => line.trim() !== '').entries()) {
-        let line: { custom_id?: unknown; url?: unknown; body?: unknown };
+        let line: { custom_id?: unknown; method?: unknown; url?: unknown; body?: unknown };
         try {
           line = JSON.parse(text) as typeof line;
         } catch {
           return fail(400, `Line ${index + 1} of the input file is not valid JSON`);
         }
-        if (typeof line.custom_id !== 'string' || line.url !== body.endpoint) return fail(400, `Line ${index + 1} needs a custom_id and the url ${String(body.endpoint)}`);
-        lines.push({ key: line.custom_id, path: '/openai/v1/chat/completions', body: line.body });
+        if (typeof line.custom_id !== 'string' || line.method !== 'POST' || line.url !== body.endpoint) return fail(400, `Line ${index + 1} needs a custom_id, the method POST and the url ${String(body.endpoint)}`);
+        lines.push({ key: line.custom_id, path: livePath, body: line.body });
       }
       const batch: StoredBatch = {
         id: newId('batch_'),
@@ -200,7 +209,7 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
         dueAt: now + store.durationMs,
         state: 'running',
         canceled: false,
-        openai: { inputFileId: file.id, endpoint: body.endpoint, completionWindow: '24h', metadata: body.metadata ?? null },
+        openai: { inputFileId: file.id, endpoint: body.endpoint as string, completionWindow: '24h', metadata: body.metadata ?? null },
       };
       store.batches.set(batch.id, batch);
       return send(response, 200, encodeOpenaiBatch(batch));
@@ -208,7 +217,10 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
     case 'openai-batch': {
       const batch = await ownBatch(route.id);
       if (!batch) return fail(404, `No such Batch object: ${route.id}`);
-      if (route.cancel) cancel(batch, now);
+      if (route.cancel) {
+        if (batch.state === 'ended' && !batch.canceled) return fail(400, `Cannot cancel a batch with status ${openaiStatusOf(batch)}`);
+        cancelOpenai(batch, now);
+      }
       return send(response, 200, encodeOpenaiBatch(batch));
     }
     case 'anthropic-create': {
@@ -307,23 +319,87 @@ async function settle(batch: StoredBatch, state: BatchState): Promise<void> {
         line.answer = await answer.json().catch(() => null);
       }),
     );
-    if (batch.openai) finishOpenai(batch, state.store);
     batch.state = 'ended';
     batch.endedAt = Date.now();
   })();
   await batch.running;
 }
 
+/** The live endpoint each OpenAI batch `endpoint` is answered by. */
+const openaiBatchEndpoints: Record<string, string> = { '/v1/chat/completions': '/openai/v1/chat/completions', '/v1/embeddings': '/openai/v1/embeddings' };
+
+/**
+ * An OpenAI batch's lines start, all at once, at the first read after it is due, and the batch
+ * completes when the last answers (reads do not wait for them). A cancelled batch ends at the
+ * first read after its cancel.
+ */
+async function settleOpenai(batch: StoredBatch, state: BatchState): Promise<void> {
+  if (batch.state === 'ended') return;
+  if (batch.canceled) {
+    await batch.running;
+    // Another read may have ended it while this one waited.
+    if ((batch.state as StoredBatch['state']) === 'ended') return;
+    finishOpenai(batch, state.store);
+    batch.state = 'ended';
+    batch.endedAt = Date.now();
+    return;
+  }
+  if (Date.now() < batch.dueAt || batch.running) return;
+  const abort = new AbortController();
+  batch.abort = abort;
+  batch.running = (async () => {
+    await Promise.all(
+      batch.lines.map(async (line) => {
+        try {
+          const answer = await fetch(`${state.selfUrl()}${line.path}`, { method: 'POST', headers: { ...batch.auth, 'content-type': 'application/json' }, body: JSON.stringify(line.body), signal: abort.signal });
+          const body = await answer.json().catch(() => null);
+          if (abort.signal.aborted) return;
+          line.answer = body;
+          line.status = answer.status;
+        } catch {
+          // Dropped at a cancel (or the simulator closing): the line stays unanswered.
+        }
+      }),
+    );
+    if (batch.canceled || batch.state === 'ended') return;
+    finishOpenai(batch, state.store);
+    batch.state = 'ended';
+    batch.endedAt = Date.now();
+  })();
+}
+
+/** `cancelling`: the lines in flight are dropped and the others never start; the next read ends it `cancelled`. */
+function cancelOpenai(batch: StoredBatch, now: number): void {
+  if (batch.state === 'ended' || batch.canceled) return;
+  batch.canceled = true;
+  batch.cancelAt = now;
+  batch.abort?.abort();
+}
+
+/**
+ * The output file (lines answered 200) and the error file (lines answered otherwise, and in a
+ * cancelled batch the lines never run, with the reference's `batch_cancelled` error), each
+ * line a `BatchRequestOutput`: `{id, custom_id, response: {status_code, request_id, body} | null, error: {code, message} | null}`.
+ */
 function finishOpenai(batch: StoredBatch, store: BatchStore): void {
+  const lineOf = (line: BatchLine): string =>
+    line.status === undefined
+      ? JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: null, error: { code: 'batch_cancelled', message: 'The batch was cancelled before this request executed.' } })
+      : JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: { status_code: line.status, request_id: newId('req_'), body: line.answer }, error: null });
   const fileOf = (lines: BatchLine[], name: string): string | null => {
     if (lines.length === 0) return null;
-    const content = lines.map((line) => `${JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: { status_code: line.status, request_id: newId('req_'), body: line.answer }, error: null })}\n`).join('');
+    const content = lines.map((line) => `${lineOf(line)}\n`).join('');
     const file: StoredFile = { id: newId('file-'), filename: name, purpose: 'batch_output', bytes: Buffer.byteLength(content), content, createdAt: Date.now() };
     store.files.set(file.id, file);
     return file.id;
   };
   batch.openai!.outputFileId = fileOf(batch.lines.filter((line) => line.status === 200), `${batch.id}_output.jsonl`);
   batch.openai!.errorFileId = fileOf(batch.lines.filter((line) => line.status !== 200), `${batch.id}_error.jsonl`);
+}
+
+function openaiStatusOf(batch: StoredBatch): string {
+  if (batch.canceled) return batch.state === 'ended' ? 'cancelled' : 'cancelling';
+  return batch.state === 'ended' ? 'completed' : 'in_progress';
 }
 
 function encodeFile(file: StoredFile): Record<string, unknown> {
@@ -335,7 +411,7 @@ const seconds = (at: number | undefined) => (at === undefined ? null : Math.floo
 function encodeOpenaiBatch(batch: StoredBatch): Record<string, unknown> {
   const openai = batch.openai!;
   const ran = batch.lines.filter((line) => line.status !== undefined);
-  const status = batch.canceled ? 'cancelled' : batch.state === 'ended' ? 'completed' : 'in_progress';
+  const status = openaiStatusOf(batch);
   return {
     id: batch.id,
     object: 'batch',
@@ -354,7 +430,7 @@ function encodeOpenaiBatch(batch: StoredBatch): Record<string, unknown> {
     failed_at: null,
     expired_at: null,
     cancelling_at: seconds(batch.cancelAt),
-    cancelled_at: batch.canceled ? seconds(batch.endedAt) : null,
+    cancelled_at: status === 'cancelled' ? seconds(batch.endedAt) : null,
     request_counts: { total: batch.lines.length, completed: ran.filter((line) => line.status === 200).length, failed: ran.filter((line) => line.status !== 200).length },
     metadata: openai.metadata,
   };
