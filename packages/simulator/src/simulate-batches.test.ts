@@ -120,6 +120,37 @@ describe('simulator: OpenAI Files and Batch', () => {
   });
 });
 
+describe('simulator: OpenAI Batch completion window', () => {
+  let short: Simulator;
+  beforeAll(async () => {
+    short = await startSimulator({ apiKey: 'k', batchDurationMs: 50, batchCompletionWindowMs: 1500 });
+  });
+  afterAll(async () => {
+    await short.close();
+  });
+
+  it('expires a batch still running at the end of its window: answered lines in the output file, the one in flight batch_expired in the error file', async () => {
+    const send = call(short.baseUrls.openai, { authorization: 'Bearer k' });
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    const input = [
+      { custom_id: 'quick', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'quick' }] } },
+      { custom_id: 'slow', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow [[sim:latency=60000]]' }] } },
+    ];
+    form.append('file', new Blob([input.map((line) => JSON.stringify(line)).join('\n')]), 'in.jsonl');
+    const file = await json(await send('/files', { method: 'POST', body: form }));
+    const created = await json(await send('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }) }));
+    expect(created.expires_at - created.created_at).toBeLessThanOrEqual(2);
+    await pollUntil(async () => json(await send(`/batches/${created.id}`)), (batch) => batch.request_counts.completed === 1);
+    const expired = await pollUntil(async () => json(await send(`/batches/${created.id}`)), (batch) => batch.status === 'expired');
+    expect(expired).toMatchObject({ request_counts: { total: 2, completed: 1, failed: 0 }, cancelled_at: null });
+    expect(typeof expired.expired_at).toBe('number');
+    const read = async (id: string) => (await (await send(`/files/${id}/content`)).text()).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(await read(expired.output_file_id)).toMatchObject([{ custom_id: 'quick', response: { status_code: 200 } }]);
+    expect(await read(expired.error_file_id)).toMatchObject([{ custom_id: 'slow', response: null, error: { code: 'batch_expired', message: expect.any(String) } }]);
+  });
+});
+
 describe('simulator: Anthropic Message Batches', () => {
   it('runs requests as /v1/messages does, with results as JSONL at results_url, and lists and cancels', async () => {
     const created = await json(

@@ -17,7 +17,9 @@ import { readRawBody } from './read-body.js';
  *   Its lines start at the first read after the batch is due and it completes when the last
  *   answers; a cancel makes it `cancelling` (lines in flight are dropped, the rest never start)
  *   and the next read `cancelled`, the lines answered by then in the output and error files, the
- *   others in the error file as `batch_cancelled` (the reference's `BatchRequestOutput.error`).
+ *   others in the error file as `batch_cancelled` (the reference's `BatchRequestOutput.error`);
+ *   one still running at the end of its completion window (`batchCompletionWindowMs`, 24 h by
+ *   default) ends `expired` the same way, its unanswered lines `batch_expired`.
  * - Anthropic Message Batches (https://docs.anthropic.com/en/api/creating-message-batches):
  *   `POST /anthropic/v1/messages/batches`, `GET …/{id}`, `GET /anthropic/v1/messages/batches`,
  *   `POST …/{id}/cancel`, `GET …/{id}/results` (JSONL).
@@ -83,10 +85,12 @@ interface StoredBatch {
   dueAt: number;
   state: 'running' | 'ended';
   canceled: boolean;
+  /** OpenAI's batch: ended by its completion window. */
+  expired?: boolean;
   cancelAt?: number;
   endedAt?: number;
   /** OpenAI's batch: its input file, endpoint, output and error files, metadata. */
-  openai?: { inputFileId: string; endpoint: string; completionWindow: string; metadata: unknown; outputFileId?: string | null; errorFileId?: string | null };
+  openai?: { inputFileId: string; endpoint: string; completionWindow: string; expiresAt: number; metadata: unknown; outputFileId?: string | null; errorFileId?: string | null };
   /** Gemini's batch: its model and display name. */
   gemini?: { model: string; displayName: string };
   /** A run of the lines under way (a second read waits for it). */
@@ -98,7 +102,11 @@ interface StoredBatch {
 export class BatchStore {
   readonly files = new Map<string, StoredFile>();
   readonly batches = new Map<string, StoredBatch>();
-  constructor(readonly durationMs: number) {}
+  constructor(
+    readonly durationMs: number,
+    /** OpenAI's completion window (`24h`), shorter in tests. */
+    readonly completionWindowMs = 24 * 3600 * 1000,
+  ) {}
   reset(): void {
     for (const batch of this.batches.values()) batch.abort?.abort();
     this.files.clear();
@@ -209,7 +217,7 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
         dueAt: now + store.durationMs,
         state: 'running',
         canceled: false,
-        openai: { inputFileId: file.id, endpoint: body.endpoint as string, completionWindow: '24h', metadata: body.metadata ?? null },
+        openai: { inputFileId: file.id, endpoint: body.endpoint as string, completionWindow: '24h', expiresAt: now + store.completionWindowMs, metadata: body.metadata ?? null },
       };
       store.batches.set(batch.id, batch);
       return send(response, 200, encodeOpenaiBatch(batch));
@@ -344,6 +352,17 @@ async function settleOpenai(batch: StoredBatch, state: BatchState): Promise<void
     batch.endedAt = Date.now();
     return;
   }
+  if (Date.now() >= batch.openai!.expiresAt) {
+    // The window is over: lines in flight are dropped, those not started never run.
+    batch.expired = true;
+    batch.abort?.abort();
+    await batch.running;
+    if ((batch.state as StoredBatch['state']) === 'ended') return;
+    finishOpenai(batch, state.store);
+    batch.state = 'ended';
+    batch.endedAt = Date.now();
+    return;
+  }
   if (Date.now() < batch.dueAt || batch.running) return;
   const abort = new AbortController();
   batch.abort = abort;
@@ -361,7 +380,7 @@ async function settleOpenai(batch: StoredBatch, state: BatchState): Promise<void
         }
       }),
     );
-    if (batch.canceled || batch.state === 'ended') return;
+    if (batch.canceled || batch.expired || batch.state === 'ended') return;
     finishOpenai(batch, state.store);
     batch.state = 'ended';
     batch.endedAt = Date.now();
@@ -382,9 +401,12 @@ function cancelOpenai(batch: StoredBatch, now: number): void {
  * line a `BatchRequestOutput`: `{id, custom_id, response: {status_code, request_id, body} | null, error: {code, message} | null}`.
  */
 function finishOpenai(batch: StoredBatch, store: BatchStore): void {
+  const unanswered = batch.expired
+    ? { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' }
+    : { code: 'batch_cancelled', message: 'The batch was cancelled before this request executed.' };
   const lineOf = (line: BatchLine): string =>
     line.status === undefined
-      ? JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: null, error: { code: 'batch_cancelled', message: 'The batch was cancelled before this request executed.' } })
+      ? JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: null, error: unanswered })
       : JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: { status_code: line.status, request_id: newId('req_'), body: line.answer }, error: null });
   const fileOf = (lines: BatchLine[], name: string): string | null => {
     if (lines.length === 0) return null;
@@ -398,6 +420,7 @@ function finishOpenai(batch: StoredBatch, store: BatchStore): void {
 }
 
 function openaiStatusOf(batch: StoredBatch): string {
+  if (batch.expired && batch.state === 'ended') return 'expired';
   if (batch.canceled) return batch.state === 'ended' ? 'cancelled' : 'cancelling';
   return batch.state === 'ended' ? 'completed' : 'in_progress';
 }
@@ -424,11 +447,11 @@ function encodeOpenaiBatch(batch: StoredBatch): Record<string, unknown> {
     error_file_id: openai.errorFileId ?? null,
     created_at: seconds(batch.createdAt),
     in_progress_at: seconds(batch.createdAt),
-    expires_at: seconds(batch.createdAt + 24 * 3600 * 1000),
+    expires_at: seconds(openai.expiresAt),
     finalizing_at: status === 'completed' ? seconds(batch.endedAt) : null,
     completed_at: status === 'completed' ? seconds(batch.endedAt) : null,
     failed_at: null,
-    expired_at: null,
+    expired_at: status === 'expired' ? seconds(batch.endedAt) : null,
     cancelling_at: seconds(batch.cancelAt),
     cancelled_at: status === 'cancelled' ? seconds(batch.endedAt) : null,
     request_counts: { total: batch.lines.length, completed: ran.filter((line) => line.status === 200).length, failed: ran.filter((line) => line.status !== 200).length },

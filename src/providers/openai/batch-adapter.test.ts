@@ -146,12 +146,38 @@ describe('OpenAI batch adapter against the simulator', () => {
     expect(new Set(results.map((result) => result.customId)).size).toBe(26);
   });
 
-  it('rejects with UpstreamError when the provider refuses the key, and when a batch is unknown', async () => {
+  it('reads a batch that expired: the line answered in time succeeds, the one still running ends expired', async () => {
+    const short = await startSimulator({ apiKey: 'sim-key', batchDurationMs: 50, batchCompletionWindowMs: 1500 });
+    try {
+      const shortProvider = { ...provider, baseUrl: short.baseUrls.openai };
+      const requests = [
+        { customId: 'quick', body: adapter.encodeText(text('quick'), 'gpt-4o-mini') },
+        { customId: 'slow', body: adapter.encodeText(text('slow [[sim:latency=60000]]'), 'gpt-4o-mini') },
+      ];
+      const created = await adapter.create(shortProvider, 'gpt-4o-mini', 'text', requests, signal);
+      let state = await adapter.retrieve(shortProvider, created.id, signal);
+      for (let attempt = 0; !state.ended && attempt < 200; attempt++) {
+        await sleep(25);
+        state = await adapter.retrieve(shortProvider, created.id, signal);
+      }
+      expect(state.resultsRef).toMatchObject({ parts: [{ status: 'expired' }] });
+      const results = byId(await adapter.results(shortProvider, state, signal));
+      expect(results.get('quick')).toMatchObject({ kind: 'succeeded' });
+      expect(results.get('slow')).toEqual({ customId: 'slow', kind: 'expired' });
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('rejects with UpstreamError when the provider refuses the key, when a batch is unknown, and when nothing answers', async () => {
     const refused = { ...provider, auth: { kind: 'bearer' as const, token: 'wrong' } };
     const request = { customId: 'a', body: adapter.encodeText(text('hi'), 'gpt-4o-mini') };
     const failure = await adapter.create(refused, 'gpt-4o-mini', 'text', [request], signal).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ provider: 'oai', status: 401, retryable: false });
     await expect(adapter.retrieve(provider, 'batch_unknown', signal)).rejects.toMatchObject({ name: 'UpstreamError', status: 404 });
+    // Nothing listening: no answer at all is status 0, which the engine may try again.
+    const unreachable = { ...provider, baseUrl: 'http://127.0.0.1:1/v1' };
+    await expect(adapter.retrieve(unreachable, 'batch_x', signal)).rejects.toMatchObject({ name: 'UpstreamError', status: 0, retryable: true });
   });
 });

@@ -215,7 +215,8 @@ async function readPartResults(provider: ProviderConfig, part: OpenAIBatchPart, 
       if (result && !results.has(result.customId)) results.set(result.customId, result);
     });
   }
-  if (part.status !== 'completed' && results.size < part.total && part.inputFileId !== null) {
+  // A batch that failed validation may count no request at all (`total: 0`).
+  if (part.status !== 'completed' && (part.total === 0 || results.size < part.total) && part.inputFileId !== null) {
     await forEachLine(provider, part.inputFileId, signal, (line) => {
       const customId = typeof line.custom_id === 'string' ? line.custom_id : undefined;
       if (customId === undefined || results.has(customId)) return;
@@ -352,9 +353,15 @@ function toUpstream(provider: ProviderConfig, error: unknown, signal: AbortSigna
     provider: provider.id,
     status: 0,
     code: timedOut ? 'upstream_timeout' : 'upstream_error',
-    message: timedOut ? `${provider.id} batch call timed out` : `${provider.id} batch call failed: ${(error as Error).message}`,
+    message: timedOut ? `${provider.id} batch call timed out` : `${provider.id} batch call failed: ${describe(error)}`,
     cause: error,
   });
+}
+
+/** fetch's "fetch failed" names its reason (ECONNREFUSED, a TLS failure) only in its cause. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
 }
 
 function protocolError(provider: ProviderConfig, problem: string, body: unknown): UpstreamError {
