@@ -19,6 +19,17 @@ const gemini = (path: string, init?: RequestInit) => call(simulator.baseUrls.gem
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const json = async (response: Response) => (await response.json()) as Record<string, any>;
 
+async function upload(lines: unknown[]): Promise<Record<string, any>> {
+  const form = new FormData();
+  form.append('purpose', 'batch');
+  form.append('file', new Blob([lines.map((line) => JSON.stringify(line)).join('\n')]), 'in.jsonl');
+  return json(await openai('/files', { method: 'POST', body: form }));
+}
+
+async function lines(fileId: string): Promise<Array<Record<string, any>>> {
+  return (await (await openai(`/files/${fileId}/content`)).text()).trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+}
+
 /** Polls until `done` says the object has ended. */
 async function pollUntil(read: () => Promise<Record<string, any>>, done: (value: Record<string, any>) => boolean): Promise<Record<string, any>> {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -55,17 +66,88 @@ describe('simulator: OpenAI Files and Batch', () => {
     expect(errors[0].response.body.error.message).toBeTruthy();
   });
 
-  it('cancels a batch before it is due: nothing runs; an unknown batch is 404; a wrong key is 401', async () => {
-    const form = new FormData();
-    form.append('purpose', 'batch');
-    form.append('file', new Blob([JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'x' }] } })]), 'in.jsonl');
-    const file = await json(await openai('/files', { method: 'POST', body: form }));
+  it('cancels a batch before it is due: cancelling, then cancelled with nothing run and each line in the error file as batch_cancelled; an unknown batch is 404; a wrong key is 401', async () => {
+    const file = await upload([{ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'x' }] } }]);
     const created = await json(await openai('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }) }));
-    const cancelled = await json(await openai(`/batches/${created.id}/cancel`, { method: 'POST' }));
-    expect(cancelled).toMatchObject({ status: 'cancelled', output_file_id: null, request_counts: { completed: 0, failed: 0 } });
+    const cancelling = await json(await openai(`/batches/${created.id}/cancel`, { method: 'POST' }));
+    expect(cancelling).toMatchObject({ status: 'cancelling', cancelled_at: null, output_file_id: null, request_counts: { completed: 0, failed: 0 } });
+    expect(typeof cancelling.cancelling_at).toBe('number');
+    const cancelled = await json(await openai(`/batches/${created.id}`));
+    expect(cancelled).toMatchObject({ status: 'cancelled', output_file_id: null, request_counts: { total: 1, completed: 0, failed: 0 } });
+    expect(typeof cancelled.cancelled_at).toBe('number');
+    expect(await lines(cancelled.error_file_id)).toEqual([{ id: expect.any(String), custom_id: 'a', response: null, error: { code: 'batch_cancelled', message: expect.any(String) } }]);
     expect(simulator.received()).toEqual([]);
     expect((await openai('/batches/batch_nope')).status).toBe(404);
     expect((await fetch(`${simulator.baseUrls.openai}/batches/${created.id}`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+  });
+
+  it('cancels mid-way: the lines answered by then stay in the output file, the line in flight is dropped and ends batch_cancelled', async () => {
+    const file = await upload([
+      { custom_id: 'quick', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'quick' }] } },
+      { custom_id: 'slow', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow [[sim:latency=60000]]' }] } },
+    ]);
+    const created = await json(await openai('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }) }));
+    const midway = await pollUntil(async () => json(await openai(`/batches/${created.id}`)), (batch) => batch.request_counts.completed === 1);
+    expect(midway.status).toBe('in_progress');
+    expect((await json(await openai(`/batches/${created.id}/cancel`, { method: 'POST' }))).status).toBe('cancelling');
+    const cancelled = await json(await openai(`/batches/${created.id}`));
+    expect(cancelled).toMatchObject({ status: 'cancelled', request_counts: { total: 2, completed: 1, failed: 0 } });
+    expect(await lines(cancelled.output_file_id)).toMatchObject([{ custom_id: 'quick', error: null, response: { status_code: 200, body: { object: 'chat.completion' } } }]);
+    expect(await lines(cancelled.error_file_id)).toMatchObject([{ custom_id: 'slow', response: null, error: { code: 'batch_cancelled' } }]);
+    expect((await openai(`/batches/${created.id}/cancel`, { method: 'POST' })).status).toBe(200);
+  });
+
+  it('runs an embeddings batch as /v1/embeddings does; a completed batch cannot be cancelled', async () => {
+    const file = await upload([
+      { custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: ['one two', 'three'] } },
+      { custom_id: 'e2', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'refused [[sim:status=429]]' } },
+    ]);
+    const created = await json(await openai('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' }) }));
+    expect(created.endpoint).toBe('/v1/embeddings');
+    const done = await pollUntil(async () => json(await openai(`/batches/${created.id}`)), (batch) => batch.status === 'completed');
+    expect(done.request_counts).toEqual({ total: 2, completed: 1, failed: 1 });
+    const [output] = await lines(done.output_file_id);
+    expect(output).toMatchObject({ custom_id: 'e1', response: { status_code: 200, body: { object: 'list', usage: { prompt_tokens: 3 } } } });
+    expect(output.response.body.data).toHaveLength(2);
+    expect(await lines(done.error_file_id)).toMatchObject([{ custom_id: 'e2', error: null, response: { status_code: 429, body: { error: { message: expect.any(String) } } } }]);
+    expect((await openai(`/batches/${created.id}/cancel`, { method: 'POST' })).status).toBe(400);
+  });
+
+  it('refuses an endpoint it does not serve and a line without the method POST', async () => {
+    const file = await upload([{ custom_id: 'a', url: '/v1/embeddings', body: { model: 'm', input: 'x' } }]);
+    expect((await openai('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' }) })).status).toBe(400);
+    expect((await openai('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/audio/speech', completion_window: '24h' }) })).status).toBe(400);
+  });
+});
+
+describe('simulator: OpenAI Batch completion window', () => {
+  let short: Simulator;
+  beforeAll(async () => {
+    short = await startSimulator({ apiKey: 'k', batchDurationMs: 50, batchCompletionWindowMs: 1500 });
+  });
+  afterAll(async () => {
+    await short.close();
+  });
+
+  it('expires a batch still running at the end of its window: answered lines in the output file, the one in flight batch_expired in the error file', async () => {
+    const send = call(short.baseUrls.openai, { authorization: 'Bearer k' });
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    const input = [
+      { custom_id: 'quick', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'quick' }] } },
+      { custom_id: 'slow', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow [[sim:latency=60000]]' }] } },
+    ];
+    form.append('file', new Blob([input.map((line) => JSON.stringify(line)).join('\n')]), 'in.jsonl');
+    const file = await json(await send('/files', { method: 'POST', body: form }));
+    const created = await json(await send('/batches', { method: 'POST', body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }) }));
+    expect(created.expires_at - created.created_at).toBeLessThanOrEqual(2);
+    await pollUntil(async () => json(await send(`/batches/${created.id}`)), (batch) => batch.request_counts.completed === 1);
+    const expired = await pollUntil(async () => json(await send(`/batches/${created.id}`)), (batch) => batch.status === 'expired');
+    expect(expired).toMatchObject({ request_counts: { total: 2, completed: 1, failed: 0 }, cancelled_at: null });
+    expect(typeof expired.expired_at).toBe('number');
+    const read = async (id: string) => (await (await send(`/files/${id}/content`)).text()).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(await read(expired.output_file_id)).toMatchObject([{ custom_id: 'quick', response: { status_code: 200 } }]);
+    expect(await read(expired.error_file_id)).toMatchObject([{ custom_id: 'slow', response: null, error: { code: 'batch_expired', message: expect.any(String) } }]);
   });
 });
 

@@ -13,15 +13,21 @@ import { readRawBody } from './read-body.js';
  * - OpenAI Files + Batch (https://platform.openai.com/docs/api-reference/batch):
  *   `POST /openai/v1/files` (multipart `file`, `purpose`), `GET /openai/v1/files/{id}`,
  *   `GET /openai/v1/files/{id}/content`, `POST /openai/v1/batches`, `GET /openai/v1/batches/{id}`,
- *   `POST /openai/v1/batches/{id}/cancel`; lines for `/v1/chat/completions`.
+ *   `POST /openai/v1/batches/{id}/cancel`; lines for `/v1/chat/completions` and `/v1/embeddings`.
+ *   Its lines start at the first read after the batch is due and it completes when the last
+ *   answers; a cancel makes it `cancelling` (lines in flight are dropped, the rest never start)
+ *   and the next read `cancelled`, the lines answered by then in the output and error files, the
+ *   others in the error file as `batch_cancelled` (the reference's `BatchRequestOutput.error`);
+ *   one still running at the end of its completion window (`batchCompletionWindowMs`, 24 h by
+ *   default) ends `expired` the same way, its unanswered lines `batch_expired`.
  * - Anthropic Message Batches (https://docs.anthropic.com/en/api/creating-message-batches):
  *   `POST /anthropic/v1/messages/batches`, `GET …/{id}`, `GET /anthropic/v1/messages/batches`,
  *   `POST …/{id}/cancel`, `GET …/{id}/results` (JSONL).
  * - Gemini batch mode (https://ai.google.dev/gemini-api/docs/batch-mode), inline requests:
  *   `POST /gemini/v1beta/models/{model}:batchGenerateContent`, the operation polled with
  *   `GET /gemini/v1beta/batches/{id}`, `POST /gemini/v1beta/batches/{id}:cancel`.
- * A batch ends on the first read after its time is up (its lines are run then), or at a cancel
- * before that (no line run).
+ * An Anthropic or Gemini batch ends on the first read after its time is up (its lines are run
+ * then), or at a cancel before that (no line run).
  */
 export type BatchRoute =
   | { kind: 'openai-file-create' }
@@ -79,21 +85,30 @@ interface StoredBatch {
   dueAt: number;
   state: 'running' | 'ended';
   canceled: boolean;
+  /** OpenAI's batch: ended by its completion window. */
+  expired?: boolean;
   cancelAt?: number;
   endedAt?: number;
   /** OpenAI's batch: its input file, endpoint, output and error files, metadata. */
-  openai?: { inputFileId: string; endpoint: string; completionWindow: string; metadata: unknown; outputFileId?: string | null; errorFileId?: string | null };
+  openai?: { inputFileId: string; endpoint: string; completionWindow: string; expiresAt: number; metadata: unknown; outputFileId?: string | null; errorFileId?: string | null };
   /** Gemini's batch: its model, display name, input config (as sent: the resource echoes it) and priority. */
   gemini?: { model: string; displayName: string; inputConfig: unknown; priority: string };
   /** A run of the lines under way (a second read waits for it). */
   running?: Promise<void>;
+  /** Stops an OpenAI batch's lines in flight at a cancel. */
+  abort?: AbortController;
 }
 
 export class BatchStore {
   readonly files = new Map<string, StoredFile>();
   readonly batches = new Map<string, StoredBatch>();
-  constructor(readonly durationMs: number) {}
+  constructor(
+    readonly durationMs: number,
+    /** OpenAI's completion window (`24h`), shorter in tests. */
+    readonly completionWindowMs = 24 * 3600 * 1000,
+  ) {}
   reset(): void {
+    for (const batch of this.batches.values()) batch.abort?.abort();
     this.files.clear();
     this.batches.clear();
   }
@@ -152,7 +167,8 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
   const ownBatch = async (id: string): Promise<StoredBatch | undefined> => {
     const batch = store.batches.get(id);
     if (!batch || batch.vendor !== vendor) return undefined;
-    await settle(batch, state);
+    if (vendor === 'openai') await settleOpenai(batch, state);
+    else await settle(batch, state);
     return batch;
   };
 
@@ -178,18 +194,19 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
       const body = json();
       const file = typeof body?.input_file_id === 'string' ? store.files.get(body.input_file_id) : undefined;
       if (!body || !file) return fail(body ? 404 : 400, body ? `No such File object: ${String(body.input_file_id)}` : 'The body must be a JSON object');
-      if (body.endpoint !== '/v1/chat/completions') return fail(400, `The simulator's batches serve /v1/chat/completions, not ${String(body.endpoint)}`);
+      const livePath = typeof body.endpoint === 'string' ? openaiBatchEndpoints[body.endpoint] : undefined;
+      if (livePath === undefined) return fail(400, `The simulator's batches serve ${Object.keys(openaiBatchEndpoints).join(' and ')}, not ${String(body.endpoint)}`);
       if (body.completion_window !== '24h') return fail(400, "completion_window must be '24h'");
       const lines: BatchLine[] = [];
       for (const [index, text] of file.content.split('\n').filter((line) => line.trim() !== '').entries()) {
-        let line: { custom_id?: unknown; url?: unknown; body?: unknown };
+        let line: { custom_id?: unknown; method?: unknown; url?: unknown; body?: unknown };
         try {
           line = JSON.parse(text) as typeof line;
         } catch {
           return fail(400, `Line ${index + 1} of the input file is not valid JSON`);
         }
-        if (typeof line.custom_id !== 'string' || line.url !== body.endpoint) return fail(400, `Line ${index + 1} needs a custom_id and the url ${String(body.endpoint)}`);
-        lines.push({ key: line.custom_id, path: '/openai/v1/chat/completions', body: line.body });
+        if (typeof line.custom_id !== 'string' || line.method !== 'POST' || line.url !== body.endpoint) return fail(400, `Line ${index + 1} needs a custom_id, the method POST and the url ${String(body.endpoint)}`);
+        lines.push({ key: line.custom_id, path: livePath, body: line.body });
       }
       const batch: StoredBatch = {
         id: newId('batch_'),
@@ -200,7 +217,7 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
         dueAt: now + store.durationMs,
         state: 'running',
         canceled: false,
-        openai: { inputFileId: file.id, endpoint: body.endpoint, completionWindow: '24h', metadata: body.metadata ?? null },
+        openai: { inputFileId: file.id, endpoint: body.endpoint as string, completionWindow: '24h', expiresAt: now + store.completionWindowMs, metadata: body.metadata ?? null },
       };
       store.batches.set(batch.id, batch);
       return send(response, 200, encodeOpenaiBatch(batch));
@@ -208,7 +225,10 @@ export async function handleBatchRequest(request: IncomingMessage, response: Ser
     case 'openai-batch': {
       const batch = await ownBatch(route.id);
       if (!batch) return fail(404, `No such Batch object: ${route.id}`);
-      if (route.cancel) cancel(batch, now);
+      if (route.cancel) {
+        if (batch.state === 'ended' && !batch.canceled) return fail(400, `Cannot cancel a batch with status ${openaiStatusOf(batch)}`);
+        cancelOpenai(batch, now);
+      }
       return send(response, 200, encodeOpenaiBatch(batch));
     }
     case 'anthropic-create': {
@@ -308,23 +328,102 @@ async function settle(batch: StoredBatch, state: BatchState): Promise<void> {
         line.answer = await answer.json().catch(() => null);
       }),
     );
-    if (batch.openai) finishOpenai(batch, state.store);
     batch.state = 'ended';
     batch.endedAt = Date.now();
   })();
   await batch.running;
 }
 
+/** The live endpoint each OpenAI batch `endpoint` is answered by. */
+const openaiBatchEndpoints: Record<string, string> = { '/v1/chat/completions': '/openai/v1/chat/completions', '/v1/embeddings': '/openai/v1/embeddings' };
+
+/**
+ * An OpenAI batch's lines start, all at once, at the first read after it is due, and the batch
+ * completes when the last answers (reads do not wait for them). A cancelled batch ends at the
+ * first read after its cancel.
+ */
+async function settleOpenai(batch: StoredBatch, state: BatchState): Promise<void> {
+  if (batch.state === 'ended') return;
+  if (batch.canceled) {
+    await batch.running;
+    // Another read may have ended it while this one waited.
+    if ((batch.state as StoredBatch['state']) === 'ended') return;
+    finishOpenai(batch, state.store);
+    batch.state = 'ended';
+    batch.endedAt = Date.now();
+    return;
+  }
+  if (Date.now() >= batch.openai!.expiresAt) {
+    // The window is over: lines in flight are dropped, those not started never run.
+    batch.expired = true;
+    batch.abort?.abort();
+    await batch.running;
+    if ((batch.state as StoredBatch['state']) === 'ended') return;
+    finishOpenai(batch, state.store);
+    batch.state = 'ended';
+    batch.endedAt = Date.now();
+    return;
+  }
+  if (Date.now() < batch.dueAt || batch.running) return;
+  const abort = new AbortController();
+  batch.abort = abort;
+  batch.running = (async () => {
+    await Promise.all(
+      batch.lines.map(async (line) => {
+        try {
+          const answer = await fetch(`${state.selfUrl()}${line.path}`, { method: 'POST', headers: { ...batch.auth, 'content-type': 'application/json' }, body: JSON.stringify(line.body), signal: abort.signal });
+          const body = await answer.json().catch(() => null);
+          if (abort.signal.aborted) return;
+          line.answer = body;
+          line.status = answer.status;
+        } catch {
+          // Dropped at a cancel (or the simulator closing): the line stays unanswered.
+        }
+      }),
+    );
+    if (batch.canceled || batch.expired || batch.state === 'ended') return;
+    finishOpenai(batch, state.store);
+    batch.state = 'ended';
+    batch.endedAt = Date.now();
+  })();
+}
+
+/** `cancelling`: the lines in flight are dropped and the others never start; the next read ends it `cancelled`. */
+function cancelOpenai(batch: StoredBatch, now: number): void {
+  if (batch.state === 'ended' || batch.canceled) return;
+  batch.canceled = true;
+  batch.cancelAt = now;
+  batch.abort?.abort();
+}
+
+/**
+ * The output file (lines answered 200) and the error file (lines answered otherwise, and in a
+ * cancelled batch the lines never run, with the reference's `batch_cancelled` error), each
+ * line a `BatchRequestOutput`: `{id, custom_id, response: {status_code, request_id, body} | null, error: {code, message} | null}`.
+ */
 function finishOpenai(batch: StoredBatch, store: BatchStore): void {
+  const unanswered = batch.expired
+    ? { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' }
+    : { code: 'batch_cancelled', message: 'The batch was cancelled before this request executed.' };
+  const lineOf = (line: BatchLine): string =>
+    line.status === undefined
+      ? JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: null, error: unanswered })
+      : JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: { status_code: line.status, request_id: newId('req_'), body: line.answer }, error: null });
   const fileOf = (lines: BatchLine[], name: string): string | null => {
     if (lines.length === 0) return null;
-    const content = lines.map((line) => `${JSON.stringify({ id: newId('batch_req_'), custom_id: line.key, response: { status_code: line.status, request_id: newId('req_'), body: line.answer }, error: null })}\n`).join('');
+    const content = lines.map((line) => `${lineOf(line)}\n`).join('');
     const file: StoredFile = { id: newId('file-'), filename: name, purpose: 'batch_output', bytes: Buffer.byteLength(content), content, createdAt: Date.now() };
     store.files.set(file.id, file);
     return file.id;
   };
   batch.openai!.outputFileId = fileOf(batch.lines.filter((line) => line.status === 200), `${batch.id}_output.jsonl`);
   batch.openai!.errorFileId = fileOf(batch.lines.filter((line) => line.status !== 200), `${batch.id}_error.jsonl`);
+}
+
+function openaiStatusOf(batch: StoredBatch): string {
+  if (batch.expired && batch.state === 'ended') return 'expired';
+  if (batch.canceled) return batch.state === 'ended' ? 'cancelled' : 'cancelling';
+  return batch.state === 'ended' ? 'completed' : 'in_progress';
 }
 
 function encodeFile(file: StoredFile): Record<string, unknown> {
@@ -336,7 +435,7 @@ const seconds = (at: number | undefined) => (at === undefined ? null : Math.floo
 function encodeOpenaiBatch(batch: StoredBatch): Record<string, unknown> {
   const openai = batch.openai!;
   const ran = batch.lines.filter((line) => line.status !== undefined);
-  const status = batch.canceled ? 'cancelled' : batch.state === 'ended' ? 'completed' : 'in_progress';
+  const status = openaiStatusOf(batch);
   return {
     id: batch.id,
     object: 'batch',
@@ -349,13 +448,13 @@ function encodeOpenaiBatch(batch: StoredBatch): Record<string, unknown> {
     error_file_id: openai.errorFileId ?? null,
     created_at: seconds(batch.createdAt),
     in_progress_at: seconds(batch.createdAt),
-    expires_at: seconds(batch.createdAt + 24 * 3600 * 1000),
+    expires_at: seconds(openai.expiresAt),
     finalizing_at: status === 'completed' ? seconds(batch.endedAt) : null,
     completed_at: status === 'completed' ? seconds(batch.endedAt) : null,
     failed_at: null,
-    expired_at: null,
+    expired_at: status === 'expired' ? seconds(batch.endedAt) : null,
     cancelling_at: seconds(batch.cancelAt),
-    cancelled_at: batch.canceled ? seconds(batch.endedAt) : null,
+    cancelled_at: status === 'cancelled' ? seconds(batch.endedAt) : null,
     request_counts: { total: batch.lines.length, completed: ran.filter((line) => line.status === 200).length, failed: ran.filter((line) => line.status !== 200).length },
     metadata: openai.metadata,
   };

@@ -37,6 +37,12 @@ export interface SimulatorOptions {
   videoPollLatencyMs?: number;
   /** Time from a batch's creation (OpenAI Batch, Anthropic Message Batches, Gemini batch mode) to its end, when its lines are answered. Default 1000 ms. */
   batchDurationMs?: number;
+  /**
+   * OpenAI Batch's completion window (the API takes only `24h`), shortened for tests: a batch
+   * still running this long after its creation ends `expired` at the next read, its unanswered
+   * lines `batch_expired` in the error file. Default 24 hours.
+   */
+  batchCompletionWindowMs?: number;
   /** Time from a fal queue submission to its COMPLETED status; `[[sim:job_ms=N]]` in a prompt overrides it. Default 0. */
   imageJobDurationMs?: number;
 }

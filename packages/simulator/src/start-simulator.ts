@@ -53,7 +53,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const falJobs = new FalJobStore(options.imageJobDurationMs ?? 0);
   const mediaState = { falJobs, apiKey: settings.apiKey, faults, stats, nextSequence: () => ++sequence, isShuttingDown: () => shuttingDown };
-  const batches = new BatchStore(options.batchDurationMs ?? 1_000);
+  const batches = new BatchStore(options.batchDurationMs ?? 1_000, options.batchCompletionWindowMs ?? 24 * 3600 * 1000);
   let selfUrl = '';
   const batchState = { store: batches, apiKey: settings.apiKey, selfUrl: () => selfUrl };
   const googleTokens = createGoogleTokenState(options.googleServiceAccountPublicKey, options.googleTokenLifetimeSeconds);

@@ -18,11 +18,20 @@ import { readMessageText } from './read-message-text.js';
 export function convertChatCompletionResponse(raw: string, providerId: string): TextResult {
   const record = parseRecord(raw);
   if (!record) throw createProtocolError(providerId, 'answered with a body that is not a JSON object', raw);
-  const inBandError = mapInBandError(record, providerId, raw);
-  if (inBandError) throw inBandError;
+  return convertRecord(record, providerId, () => raw);
+}
+
+/** The same for a body already parsed (a batch's output line); its text is made only for an error. */
+export function convertChatCompletionObject(record: JsonRecord, providerId: string): TextResult {
+  return convertRecord(record, providerId, () => JSON.stringify(record).slice(0, 2000));
+}
+
+function convertRecord(record: JsonRecord, providerId: string, rawText: () => string): TextResult {
+  // Asked once without the text (the usual answer has no error), again with it for the error.
+  if (mapInBandError(record, providerId, '')) throw mapInBandError(record, providerId, rawText())!;
   const choice = asRecord(asArray(record.choices)[0]);
   const message = asRecord(choice?.message);
-  if (!choice || !message) throw createProtocolError(providerId, 'answered without a choice', raw);
+  if (!choice || !message) throw createProtocolError(providerId, 'answered without a choice', rawText());
 
   const { text, reasoning } = readMessageText(message);
   const content: AssistantContentPart[] = [];
@@ -33,7 +42,7 @@ export function convertChatCompletionResponse(raw: string, providerId: string): 
   }
   for (const call of asArray(message.tool_calls)) {
     const part = convertToolCall(call);
-    if (!part) throw createProtocolError(providerId, 'answered with a tool call that has no function name', raw);
+    if (!part) throw createProtocolError(providerId, 'answered with a tool call that has no function name', rawText());
     content.push(part);
   }
 

@@ -1,12 +1,11 @@
 import type { EmbeddingRequest, EmbeddingResult } from '../../core/embedding-request.js';
 import type { EmbeddingAdapter } from '../retrieval-adapter.js';
-import type { CallContext } from '../provider-adapter.js';
 import { createProtocolError } from '../shared/create-protocol-error.js';
 import { readJsonObject } from '../shared/send-request.js';
 import { sendUpstream } from '../shared/send-upstream.js';
 import { authorizationHeaders, openaiOperationUrl } from './transport.js';
 
-interface OpenAIEmbeddingsResponse {
+export interface OpenAIEmbeddingsResponse {
   data?: Array<{ index?: unknown; embedding?: unknown }>;
   usage?: { prompt_tokens?: unknown };
 }
@@ -35,13 +34,14 @@ export const openaiEmbeddingAdapter: EmbeddingAdapter = {
   async embed(request, context) {
     const { provider } = context;
     const headers = await authorizationHeaders(provider);
-    const response = await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'embeddings'), { method: 'POST', headers, json: embeddingsBody(request, context) });
+    const response = await sendUpstream(context, openaiOperationUrl(provider, context.providerModel, 'embeddings'), { method: 'POST', headers, json: openaiEmbeddingsBody(request, context.providerModel) });
     return readEmbeddings(await readJsonObject<OpenAIEmbeddingsResponse>(provider.id, response), request.inputs.length, provider.id);
   },
 };
 
-function embeddingsBody(request: EmbeddingRequest, context: CallContext): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: context.providerModel, input: request.inputs };
+/** The body of an embeddings call (also a line of an OpenAI batch, `batch-adapter.ts`). */
+export function openaiEmbeddingsBody(request: EmbeddingRequest, providerModel: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: providerModel, input: request.inputs };
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
   return body;
 }
