@@ -1,11 +1,17 @@
-import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { S3FileStorageConfig } from '../config/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { checkStorageKey, missingContent, type FileSource, type FileStorage } from './file-storage.js';
+
+/** The AWS SDK's S3 modules (loaded on first use: a gateway on local disk never pays their start-up) and the one client. */
+interface S3Sdk {
+  s3: typeof import('@aws-sdk/client-s3');
+  Upload: typeof import('@aws-sdk/lib-storage').Upload;
+  client: S3Client;
+}
 
 /** The upload broke because the bucket refused or did not answer (not because of its source). */
 class StorageBroke extends Error {
@@ -23,27 +29,35 @@ class StorageBroke extends Error {
  * is left. Failures of the bucket are logged with S3's error and answered 503.
  */
 export class S3FileStorage implements FileStorage {
-  private readonly client: S3Client;
+  private loaded: Promise<S3Sdk> | undefined;
 
   constructor(
     private readonly settings: S3FileStorageConfig,
     private readonly logger: Pick<Logger, 'warn'>,
-  ) {
-    this.client = new S3Client({
-      region: settings.region,
-      ...(settings.endpoint !== null && { endpoint: settings.endpoint }),
-      forcePathStyle: settings.forcePathStyle,
-      // Absent keys: the SDK's default chain (environment, shared files, web identity, instance or task role).
-      ...(settings.credentials !== null && { credentials: settings.credentials }),
-      requestHandler: { connectionTimeout: 5_000 },
-    });
+  ) {}
+
+  private sdk(): Promise<S3Sdk> {
+    this.loaded ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({
+      s3,
+      Upload: storage.Upload,
+      client: new s3.S3Client({
+        region: this.settings.region,
+        ...(this.settings.endpoint !== null && { endpoint: this.settings.endpoint }),
+        forcePathStyle: this.settings.forcePathStyle,
+        // Absent keys: the SDK's default chain (environment, shared files, web identity, instance or task role).
+        ...(this.settings.credentials !== null && { credentials: this.settings.credentials }),
+        requestHandler: { connectionTimeout: 5_000 },
+      }),
+    }));
+    return this.loaded;
   }
 
   async write(key: string, source: FileSource, ...transforms: NodeJS.ReadWriteStream[]): Promise<void> {
     const objectKey = this.objectKeyOf(key);
+    const { Upload, client } = await this.sdk();
     const body = new PassThrough();
     const upload = new Upload({
-      client: this.client,
+      client,
       params: { Bucket: this.settings.bucket, Key: objectKey, Body: body, ContentType: 'application/jsonl' },
       queueSize: 2,
       leavePartsOnError: false,
@@ -69,8 +83,9 @@ export class S3FileStorage implements FileStorage {
 
   async open(key: string): Promise<Readable> {
     const objectKey = this.objectKeyOf(key);
+    const { s3, client } = await this.sdk();
     try {
-      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: objectKey }));
+      const answer = await client.send(new s3.GetObjectCommand({ Bucket: this.settings.bucket, Key: objectKey }));
       return answer.Body as Readable;
     } catch (error) {
       if ((error as Error).name === 'NoSuchKey') throw missingContent(objectKey, error);
@@ -80,15 +95,18 @@ export class S3FileStorage implements FileStorage {
 
   async remove(key: string): Promise<void> {
     const objectKey = this.objectKeyOf(key);
+    const { s3, client } = await this.sdk();
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: objectKey }));
+      await client.send(new s3.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: objectKey }));
     } catch (error) {
       throw this.failure('remove', objectKey, error);
     }
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    const loaded = this.loaded;
+    this.loaded = undefined;
+    if (loaded) (await loaded).client.destroy();
   }
 
   private objectKeyOf(key: string): string {
