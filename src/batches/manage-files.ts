@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import type { AppContext } from '../app-context.js';
 import type { Config } from '../config/types.js';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.js';
@@ -34,7 +34,8 @@ export type FilePurpose = 'batch' | 'batch_output';
 /**
  * Stores an uploaded batch input file: streamed to storage through the line check (a bad line stops
  * the upload, named), never held whole in memory. `tooLarge` says whether the multipart reader
- * cut the file at the size limit; then nothing is kept and the answer is 413.
+ * cut the file at the size limit; then nothing is kept (the storage never completes the write)
+ * and the answer is 413.
  */
 export async function storeUploadedFile(
   context: AppContext,
@@ -45,11 +46,16 @@ export async function storeUploadedFile(
   const storageKey = `${id}.jsonl`;
   const storage = fileStorageOf(context);
   const check = new BatchFileCheck();
-  await storage.write(storageKey, upload.source, check);
+  const tooLarge = () => new GatewayError('payload_too_large', `The file is larger than the limit of ${batchSettingsOf(context.config).maxFileBytes} bytes`, { param: 'file' });
+  // The reader ends a file cut at the limit: refused at its end, before its last (cut) line is checked and before storage keeps anything.
+  const limit = new Transform({
+    transform: (chunk, _encoding, done) => done(null, chunk),
+    flush: (done) => done(upload.tooLarge() ? tooLarge() : null),
+  });
+  await storage.write(storageKey, upload.source, limit, check);
   if (upload.tooLarge()) {
     await discardBytes(context, storageKey);
-    const limit = batchSettingsOf(context.config).maxFileBytes;
-    throw new GatewayError('payload_too_large', `The file is larger than the limit of ${limit} bytes`, { param: 'file' });
+    throw tooLarge();
   }
   const file: FileRecord = {
     id,

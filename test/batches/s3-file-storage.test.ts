@@ -159,7 +159,7 @@ describe('files in an S3-compatible bucket (s3rver)', () => {
   });
 });
 
-describe('files when the bucket fails', () => {
+describe('files in S3: refusals and failures of the bucket', () => {
   let s3: StartedS3rver;
 
   beforeAll(async () => {
@@ -179,6 +179,27 @@ describe('files when the bucket fails', () => {
       expect(JSON.stringify((refusal as APIError).error)).not.toMatch(/InvalidAccessKeyId|NOT-A-KEY|stack/);
       expect(await fileRows(gateway)).toEqual([]);
       expect(await s3.keys()).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuses a file over the size limit with 413 before the bucket keeps any of it', async () => {
+    const gateway = await startSimulatedGateway({
+      catalogYaml: s3CatalogYaml(s3),
+      configure: (config) => {
+        config.server.batches!.maxFileBytes = 1024 * 1024;
+      },
+    });
+    try {
+      const client = new OpenAI({ apiKey: gateway.key, baseURL: `${gateway.url}/v1` });
+      const sentBefore = s3.requests.length;
+      const refusal = await client.files.create({ file: await toFile(Buffer.from(jsonl(largeFile(2 * 1024 * 1024))), 'big.jsonl'), purpose: 'batch' }).catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ status: 413, code: 'payload_too_large', error: { message: 'The file is larger than the limit of 1048576 bytes' } });
+      // The whole file fits one part: the upload never sent it (no PutObject), nor began a multipart upload.
+      expect(s3.requests.slice(sentBefore).filter((request) => request.method === 'PUT' || request.method === 'POST')).toEqual([]);
+      expect(await s3.keys()).toEqual([]);
+      expect(await fileRows(gateway)).toEqual([]);
     } finally {
       await gateway.close();
     }
