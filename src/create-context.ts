@@ -31,6 +31,7 @@ import { AlertSweep } from './alerts/alert-sweep.js';
 import { alertTaskHandler } from './alerts/alert-task-handler.js';
 import { createBatchTaskHandler } from './batches/batch-task-handler.js';
 import { runBatchLine } from './api/batches/run-batch-line.js';
+import { closeFileStorage } from './batches/manage-files.js';
 
 export interface ContextOptions {
   logger?: Logger;
@@ -189,6 +190,7 @@ export async function closeContext(context: AppContext): Promise<void> {
   // Every settlement is committed: the leases' rows hold nothing in flight and go back whole.
   await context.ledger.stopInstance().catch(() => undefined);
   await context.providers.close();
+  await closeFileStorage(context);
   await context.counters.close();
   await context.store.close();
   await tracingOf.get(context)?.shutdown();

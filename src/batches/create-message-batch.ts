@@ -107,7 +107,7 @@ export async function* readEndedLines(context: AppContext, batch: BatchRecord, c
     const file = await findFile(context.store.db, batch.accountId, batch.inputFileId);
     if (!file) return;
     const status = batch.status === 'cancelled' ? 'cancelled' : batch.status === 'expired' ? 'expired' : 'failed';
-    for await (const { lineNo, text } of readFileLines(fileStorageOf(context).read(file.storageKey))) {
+    for await (const { lineNo, text } of readFileLines(await fileStorageOf(context).open(file.storageKey))) {
       const line = readBatchLine(text, lineNo);
       const refusal = batch.errors?.find((error) => error.line === lineNo) ?? batch.errors?.[0];
       yield {

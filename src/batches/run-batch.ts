@@ -11,7 +11,7 @@ import { countLineEnd, failBatchValidation, findBatchById, moveBatch, startBatch
 import { findFile } from './db/files.js';
 import { chooseLineExecutor, type LineOutcome, type LineRunner } from './line-executor.js';
 import { abandonProviderLine, pollProviderLines, submitProviderLines } from './run-provider-batch.js';
-import { fileStorageOf, storeGeneratedFile } from './manage-files.js';
+import { discardBytes, fileStorageOf, storeGeneratedFile } from './manage-files.js';
 import { lineError, readBatchLine, readFileLines } from './read-batch-line.js';
 
 /** Lines handled between two yields to the event loop, and rows per statement: a 1,000-line batch never holds SQLite's thread for long. */
@@ -75,7 +75,7 @@ async function validateBatch(context: AppContext, batch: BatchRecord): Promise<b
   const errors: BatchError[] = [];
   const seen = new Set<string>();
   let total = 0;
-  for await (const { lineNo, text } of readFileLines(fileStorageOf(context).read(file.storageKey))) {
+  for await (const { lineNo, text } of readFileLines(await fileStorageOf(context).open(file.storageKey))) {
     total++;
     const problem = checkLine(context, batch, text, lineNo, seen);
     if (problem && errors.length < maxErrors) errors.push(problem);
@@ -86,7 +86,7 @@ async function validateBatch(context: AppContext, batch: BatchRecord): Promise<b
     return false;
   }
   let lines: NewBatchLine[] = [];
-  for await (const { lineNo, text } of readFileLines(fileStorageOf(context).read(file.storageKey))) {
+  for await (const { lineNo, text } of readFileLines(await fileStorageOf(context).open(file.storageKey))) {
     const line = readBatchLine(text, lineNo);
     const model = line.body.model as string;
     lines.push({ lineNo, customId: line.custom_id, model, body: JSON.stringify(line.body), executor: chooseLineExecutor(context, batch, model) });
@@ -292,7 +292,7 @@ async function finalizeBatch(context: AppContext, batch: BatchRecord, status: 'c
   for (const file of [output, errors]) {
     if (!moved || file.lineCount === 0) {
       await context.store.db.deleteFrom('files').where('id', '=', file.id).execute();
-      await fileStorageOf(context).remove(file.storageKey);
+      await discardBytes(context, file.storageKey);
     }
   }
 }

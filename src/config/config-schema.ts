@@ -288,9 +288,32 @@ const CacheSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The `files:` section: where uploaded and generated files live when not on local disk (docs/configuration.md). */
+const FilesSchema = Type.Object(
+  {
+    s3: Type.Optional(
+      Type.Object(
+        {
+          bucket: Type.String({ description: 'the name of the bucket' }),
+          region: Type.Optional(Type.String()),
+          endpoint: Type.Optional(Type.String()),
+          prefix: Type.Optional(Type.String()),
+          force_path_style: Type.Optional(Type.Boolean()),
+          access_key_id: Type.Optional(Type.String()),
+          secret_access_key: Type.Optional(Type.String()),
+          session_token: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     cache: Type.Optional(CacheSchema),
+    files: Type.Optional(FilesSchema),
     auth: Type.Optional(AuthSchema),
     alerts: Type.Optional(AlertsSchema),
     signup: Type.Optional(SignupSchema),

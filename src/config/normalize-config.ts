@@ -7,6 +7,8 @@ import { defaultTextParameters, isTextProviderApi } from '../core/protocol-descr
 import { textProviderApis, type AuthConfig, type CacheConfig, type Config, type HostedToolsConfig, type WebSearchBackend, type EndpointPricing, type ModelConfig, type ProviderConfig, type ProviderPlatform, type ServerConfig, type TaskScheduleConfig } from './types.js';
 import { resolveProviderAuth } from './resolve-provider-auth.js';
 import { normalizePayments } from './normalize-payments.js';
+import { defaultBatchConfig } from './default-batch-config.js';
+import { normalizeS3Storage, s3StorageVariables } from './normalize-file-storage.js';
 
 export const canonicalParameters = new Set([
   'max_tokens', 'temperature', 'top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'seed', 'stop',
@@ -44,7 +46,7 @@ export function normalizeConfig(file: ConfigFile, source: string, server: Server
     return model;
   });
   return {
-    server,
+    server: withFileStorage(file.files, server, fail),
     source,
     limits: {
       freeDailyRequests: file.limits?.free_daily_requests ?? 50,
@@ -310,6 +312,15 @@ function normalizeAuth(auth: ConfigFile['auth'], server: ServerConfig, fail: (pa
   // Links handed out must name the page's origin, never a caller-chosen Host header.
   if ((oidc.length > 0 || auth?.email) && !server.publicUrl) fail('auth', 'expected SWITCHYARD_PUBLIC_URL to be set (sign-in links and redirect URIs are built on it)');
   return { oidc, telegram: { login }, email: auth?.email ? { smtpUrl: auth.email.smtp_url, from: auth.email.from } : null };
+}
+
+/** The config file's `files.s3` goes where the `SWITCHYARD_FILES_S3_*` variables put theirs; both, or it with `SWITCHYARD_FILES_DIR`, is refused. */
+function withFileStorage(files: ConfigFile['files'], server: ServerConfig, fail: (path: string, expected: string) => never): ServerConfig {
+  if (!files?.s3) return server;
+  if (server.batches?.s3) fail('files.s3', `expected S3 storage in one place: the ${s3StorageVariables.bucket} variables configure it too`);
+  if (server.batches?.filesDir) fail('files.s3', 'expected either S3 storage or SWITCHYARD_FILES_DIR (local disk), not both');
+  const s3 = normalizeS3Storage(files.s3, (field, expected) => fail(`files.s3.${field}`, expected));
+  return { ...server, batches: { filesDir: null, ...defaultBatchConfig, ...server.batches, s3 } };
 }
 
 function normalizeCache(cache: NonNullable<ConfigFile['cache']>, fail: (path: string, expected: string) => never): CacheConfig {

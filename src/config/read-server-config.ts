@@ -4,6 +4,8 @@ import { readCorsOrigins } from './read-cors-origins.js';
 import { defaultHttpLimits } from './http-limits.js';
 import { readTelegramConfig } from './read-telegram-config.js';
 import { defaultResponseStorage } from './default-response-storage.js';
+import { defaultBatchConfig } from './default-batch-config.js';
+import { readS3StorageEnv } from './normalize-file-storage.js';
 
 /** Reads the environment variables of docs/api-decisions.md §1 (listen address, stores, admin token, limits). */
 export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
@@ -38,11 +40,20 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
       maxFreeStoredPerAccount: readInteger(env, 'SWITCHYARD_FREE_STORED_RESPONSES_PER_ACCOUNT', defaultResponseStorage.maxFreeStoredPerAccount, 0, 100_000_000),
       maxFreeStoredBytesPerAccount: readInteger(env, 'SWITCHYARD_FREE_STORED_BYTES_PER_ACCOUNT', defaultResponseStorage.maxFreeStoredBytesPerAccount, 0, 1024 * 1024 * 1024 * 1024),
     },
-    batches: {
-      filesDir: env.SWITCHYARD_FILES_DIR || null,
-      maxFileBytes: readInteger(env, 'SWITCHYARD_FILES_MAX_BYTES', 200 * 1024 * 1024, 1024, 1024 * 1024 * 1024 * 1024),
-      linesInFlight: readInteger(env, 'SWITCHYARD_BATCH_LINES_IN_FLIGHT', 4, 1, 256),
-    },
+    batches: readBatchConfig(env),
+  };
+}
+
+function readBatchConfig(env: NodeJS.ProcessEnv): NonNullable<ServerConfig['batches']> {
+  const filesDir = env.SWITCHYARD_FILES_DIR || null;
+  const s3 = readS3StorageEnv(env);
+  // Two places for the files would leave one of them silently unused.
+  if (s3 && filesDir) throw new ConfigError('environment variable SWITCHYARD_FILES_DIR: local file storage, but SWITCHYARD_FILES_S3_BUCKET puts the files in S3: set one of them');
+  return {
+    filesDir,
+    maxFileBytes: readInteger(env, 'SWITCHYARD_FILES_MAX_BYTES', defaultBatchConfig.maxFileBytes, 1024, 1024 * 1024 * 1024 * 1024),
+    linesInFlight: readInteger(env, 'SWITCHYARD_BATCH_LINES_IN_FLIGHT', defaultBatchConfig.linesInFlight, 1, 256),
+    s3,
   };
 }
 

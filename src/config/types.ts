@@ -249,6 +249,26 @@ export interface BatchConfig {
   maxFileBytes: number;
   /** `SWITCHYARD_BATCH_LINES_IN_FLIGHT`: lines of one batch running at once; default 4. */
   linesInFlight: number;
+  /**
+   * An S3-compatible bucket for the files instead of local disk: the `files.s3` section of the
+   * config file or the `SWITCHYARD_FILES_S3_*` variables (one of the two). Null or absent: local disk.
+   */
+  s3?: S3FileStorageConfig | null;
+}
+
+/** Where files live when they live in an S3-compatible bucket (`config/normalize-file-storage.ts`). */
+export interface S3FileStorageConfig {
+  bucket: string;
+  /** The bucket's region (SigV4 signs for it); `us-east-1` by default when `endpoint` is given. */
+  region: string;
+  /** An S3-compatible service's URL (MinIO, R2, …); null: AWS S3 itself. */
+  endpoint: string | null;
+  /** Prepended to every key: empty, or ending in `/` (`switchyard/files/`). */
+  prefix: string;
+  /** Bucket in the path (`endpoint/bucket/key`) rather than the host name; most self-hosted services need it. */
+  forcePathStyle: boolean;
+  /** Access keys; null: the AWS SDK's default chain (environment, shared config files, instance or task role). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
 }
 
 /** How long stored Responses are kept, and how large one may be. */
