@@ -239,7 +239,9 @@ export async function pollProviderLines(context: AppContext, batch: BatchRecord,
     const results = new Map<string, ProviderBatchResult>();
     for (const result of await route.adapter.results(route.provider, state, signal)) results.set(result.customId, result);
     for (const line of lines) {
-      const result = results.get(customIdOf(line)) ?? { customId: customIdOf(line), kind: 'errored', status: 500, error: 'the provider returned no result for this request' };
+      let result = results.get(customIdOf(line)) ?? { customId: customIdOf(line), kind: 'errored', status: 500, error: 'the provider returned no result for this request' };
+      // What our cancel of an expired batch stopped, expired with it.
+      if (closing === 'expired' && result.kind === 'canceled') result = { customId: result.customId, kind: 'expired' };
       await settleProviderLine(context, batch, route, principal, codec, line, result);
     }
   }
