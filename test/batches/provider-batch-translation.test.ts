@@ -269,4 +269,33 @@ describe.each(testDatabases())('cancelling a batch with lines in a provider batc
     expect(after.usage - before.usage).toBe(BigInt(engineRow.cost));
     expect(after.reserved).toBe(before.reserved);
   });
+  it('on expiry, cancels the provider batch still running and fails its lines as batch_expired, uncharged', async () => {
+    const before = await readAccountMoney(gateway);
+    const file = await uploadBatchFile(client, jsonl([chatLine('x-1', 'sim/anthropic-model', 'Late'), chatLine('x-2', 'sim/anthropic-model', 'Later')]));
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    clock.advance(1_000);
+    await gateway.test.context.tasks.runOnce();
+    const providerBatchId = (await gateway.test.context.store.db.selectFrom('batch_lines').select('provider_batch_id').where('batch_id', '=', batch.id).executeTakeFirstOrThrow()).provider_batch_id;
+    expect(providerBatchId).toMatch(/^msgbatch_/);
+    clock.advance(25 * 60 * 60 * 1000);
+    const done = await driveBatch(gateway.test, clock, client, batch.id);
+    expect(done.status).toBe('expired');
+    expect(done.request_counts).toEqual({ total: 2, completed: 0, failed: 2 });
+    const sent = (await simulatorMessageBatches(gateway)).find((entry) => entry.id === providerBatchId)!;
+    expect(sent.cancel_initiated_at).not.toBeNull();
+    expect(sent.request_counts).toMatchObject({ succeeded: 0, canceled: 2 });
+    const errors = await readJsonl(client, done.error_file_id);
+    expect(errors.map((line) => [line.custom_id, line.error?.code])).toEqual([
+      ['x-1', 'batch_expired'],
+      ['x-2', 'batch_expired'],
+    ]);
+    const books = await booksOf(gateway, batch.id);
+    expect(books.rows.map((row) => [row.status, BigInt(row.cost)])).toEqual([
+      ['failed', 0n],
+      ['failed', 0n],
+    ]);
+    const after = await readAccountMoney(gateway);
+    expect(after.usage).toBe(before.usage);
+    expect(after.reserved).toBe(before.reserved);
+  });
 });
