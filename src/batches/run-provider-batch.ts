@@ -290,7 +290,7 @@ async function settleProviderLine(context: AppContext, batch: BatchRecord, route
     cachedTokens: usage?.cachedPromptTokens ?? 0,
     reasoningTokens: usage?.reasoningTokens ?? 0,
     cost,
-    estimated: false,
+    estimated: usage?.estimated === true,
     createdAt: new Date(readIdTime(requestId) ?? now.getTime()).toISOString(),
     batchId: batch.id,
   };
@@ -338,7 +338,7 @@ async function settlementOf(context: AppContext, batch: BatchRecord, route: Prov
     const { pricing } = route.endpoint;
     if (decoded.kind === 'embeddings') {
       const vectors = route.adapter.decodeEmbeddings!(answer, decoded.request);
-      const usage: Usage = { promptTokens: vectors.promptTokens, completionTokens: 0 };
+      const usage: Usage = { promptTokens: vectors.promptTokens, completionTokens: 0, ...(vectors.estimated && { estimated: true }) };
       const cost = discountForBatch(priceTextUsage(pricing, usage), pricing.batchDiscountPpm);
       return { succeeded: true, usage, cost, statusCode: 200, body: decoded.encode(vectors, line.model, cost), error: null, errorMessage: null };
     }
