@@ -156,6 +156,30 @@ describe.each(testDatabases())('provider batches for every text endpoint on $nam
     expect(after.reserved).toBe(before.reserved);
   });
 
+  it('still sends lines stored as executor `anthropic` (before the batch adapters) to the provider batch', async () => {
+    const before = await readAccountMoney(gateway);
+    const line = { custom_id: 'legacy', method: 'POST', url: '/v1/messages', body: { model: 'sim/anthropic-model', max_tokens: 40, messages: [{ role: 'user', content: 'From an older gateway' }] } };
+    const file = await uploadBatchFile(client, jsonl([line]));
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/messages' as never, completion_window: '24h' });
+    // The batch as the previous version validated it: its line stored with executor `anthropic`.
+    const { insertBatchLines } = await import('../../src/batches/db/batch-lines.js');
+    const { startBatch } = await import('../../src/batches/db/batches.js');
+    const { db } = gateway.test.context.store;
+    await insertBatchLines(db, batch.id, [{ lineNo: 1, customId: 'legacy', model: 'sim/anthropic-model', body: JSON.stringify(line.body), executor: 'anthropic' }]);
+    await startBatch(db, batch.id, 1, new Date(clock.now()).toISOString());
+    const done = await driveBatch(gateway.test, clock, client, batch.id);
+    expect(done.status).toBe('completed');
+    const stored = await db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batch.id).executeTakeFirstOrThrow();
+    expect(stored.executor).toBe('anthropic');
+    expect(stored.provider_batch_id).toMatch(/^msgbatch_/);
+    const [output] = await readJsonl(client, done.output_file_id);
+    expect(output.response.body).toMatchObject({ type: 'message', model: 'sim/anthropic-model' });
+    const books = await booksOf(gateway, batch.id);
+    const row = books.rows[0]!;
+    expect(BigInt(row.cost)).toBe(discountedCost(Number(row.prompt_tokens), Number(row.completion_tokens)));
+    expect((await readAccountMoney(gateway)).usage - before.usage).toBe(BigInt(row.cost));
+  });
+
   it('fails validation, naming the line, when a line bound for a provider batch is one its live endpoint refuses', async () => {
     const bad = chatLine('bad', 'sim/anthropic-model', 'x', { messages: 'not a list' });
     const file = await uploadBatchFile(client, jsonl([chatLine('good', 'sim/anthropic-model', 'Hello'), bad]));
