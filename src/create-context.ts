@@ -30,6 +30,7 @@ import { createPaymentProvider } from './payments/create-payment-provider.js';
 import { AlertSweep } from './alerts/alert-sweep.js';
 import { alertTaskHandler } from './alerts/alert-task-handler.js';
 import { createBatchTaskHandler } from './batches/batch-task-handler.js';
+import { batchLineCodec } from './api/batches/line-codec.js';
 import { runBatchLine } from './api/batches/run-batch-line.js';
 import { closeFileStorage } from './batches/manage-files.js';
 
@@ -131,7 +132,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   context.tasks.registerHandler(imageTaskHandler);
   context.tasks.registerHandler(alertTaskHandler);
   // A batch's lines run through the live text path, which lives in the API layer: handed in here.
-  context.tasks.registerHandler(createBatchTaskHandler(runBatchLine));
+  context.tasks.registerHandler(createBatchTaskHandler({ run: runBatchLine, codec: batchLineCodec }));
   const alertSweep = new AlertSweep(context, config.alerts ?? { allowPrivateUrls: false, checkMs: 5_000 });
   alertSweepOf.set(context, alertSweep);
   alertSweep.start();

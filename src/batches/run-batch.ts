@@ -4,13 +4,15 @@ import type { Principal } from '../auth/principal.js';
 import { findRequest } from '../billing/db/requests.js';
 import { apiEndpointsOf } from '../catalog/catalog.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
 import { findActiveKey } from '../store/repositories/api-keys.js';
 import { batchSettingsOf } from './batch-settings.js';
 import { closePendingLines, endLine, insertBatchLines, nextPendingLines, readLinesAfter, returnLine, runningLines, startLine, type BatchLineRecord, type NewBatchLine } from './db/batch-lines.js';
 import { countLineEnd, failBatchValidation, findBatchById, moveBatch, startBatch, type BatchError, type BatchRecord } from './db/batches.js';
 import { findFile } from './db/files.js';
-import { chooseLineExecutor, type LineOutcome, type LineRunner } from './line-executor.js';
-import { abandonProviderLine, pollProviderLines, submitProviderLines } from './run-provider-batch.js';
+import type { LineCodec, LineHandlers, LineOutcome, LineRunner } from './line-executor.js';
+import { countLinesByStatus } from './db/message-batches.js';
+import { chooseLineExecutor, pollProviderLines, submitProviderLines } from './run-provider-batch.js';
 import { discardBytes, fileStorageOf, storeGeneratedFile } from './manage-files.js';
 import { lineError, readBatchLine, readFileLines } from './read-batch-line.js';
 
@@ -35,25 +37,23 @@ export type BatchStep = 'running' | 'waiting' | 'ended';
  * not started (never charged); then write the output and error files. Every step is written to
  * the database as it happens, so a restart resumes where the batch stood.
  */
-export async function stepBatch(context: AppContext, batchId: string, runLine: LineRunner, signal: AbortSignal): Promise<BatchStep> {
+export async function stepBatch(context: AppContext, batchId: string, handlers: LineHandlers, signal: AbortSignal): Promise<BatchStep> {
   let batch = await findBatchById(context.store.db, batchId);
   if (!batch) return 'ended';
   if (batch.status === 'validating') {
     // Validated even when already past its window: the lines that never ran are then in the error file.
-    if (!(await validateBatch(context, batch))) return 'ended';
+    if (!(await validateBatch(context, batch, handlers.codec))) return 'ended';
     batch = (await findBatchById(context.store.db, batchId))!;
   }
   if (batch.status === 'in_progress' && isPastWindow(context, batch)) {
-    await closeBatch(context, batch, 'expired');
-    return 'ended';
+    return (await closeBatch(context, batch, handlers.codec, 'expired', signal)) ? 'ended' : 'waiting';
   }
   if (batch.status === 'in_progress') {
-    batch = await runLines(context, batch, runLine, signal);
+    batch = await runLines(context, batch, handlers, signal);
     if (batch.status === 'in_progress') return (await engineLinesLeft(context, batch)) ? 'running' : 'waiting';
   }
   if (batch.status === 'cancelling') {
-    await closeBatch(context, batch, 'cancelled');
-    return 'ended';
+    return (await closeBatch(context, batch, handlers.codec, 'cancelled', signal)) ? 'ended' : 'waiting';
   }
   if (batch.status === 'finalizing') await finalizeBatch(context, batch, 'completed');
   return 'ended';
@@ -61,11 +61,13 @@ export async function stepBatch(context: AppContext, batchId: string, runLine: L
 
 /**
  * Reads the input file line by line: each line well-formed, its `url` the batch's endpoint, its
- * `custom_id` unique, its model in the catalog and serving the endpoint, no `stream`. Errors
- * name the line; any error fails the batch and nothing runs. Otherwise the lines are stored,
- * pending, in chunks (on conflict nothing: a validation interrupted by a restart starts over).
+ * `custom_id` unique, its model in the catalog and serving the endpoint, no `stream`; a line bound
+ * for its provider's batch API also decoded as its live endpoint decodes it and encoded for the
+ * provider (`chooseLineExecutor`). Errors name the line; any error fails the batch and nothing
+ * runs. Otherwise the lines are stored, pending, with their executors, in chunks (on conflict
+ * nothing: a validation interrupted by a restart starts over).
  */
-async function validateBatch(context: AppContext, batch: BatchRecord): Promise<boolean> {
+async function validateBatch(context: AppContext, batch: BatchRecord, codec: LineCodec): Promise<boolean> {
   const file = await findFile(context.store.db, batch.accountId, batch.inputFileId);
   const at = context.clock.now().toISOString();
   if (!file) {
@@ -74,10 +76,21 @@ async function validateBatch(context: AppContext, batch: BatchRecord): Promise<b
   }
   const errors: BatchError[] = [];
   const seen = new Set<string>();
+  const providerLines = new Set<number>();
+  const principal = await principalOf(context, batch);
   let total = 0;
   for await (const { lineNo, text } of readFileLines(await fileStorageOf(context).open(file.storageKey))) {
     total++;
-    const problem = checkLine(context, batch, text, lineNo, seen);
+    let problem = checkLine(context, batch, text, lineNo, seen);
+    if (!problem && errors.length === 0) {
+      const line = readBatchLine(text, lineNo);
+      try {
+        if ((await chooseLineExecutor(context, batch, { model: line.body.model as string, body: line.body }, principal, codec)) === 'provider') providerLines.add(lineNo);
+      } catch (error) {
+        const refusal = toGatewayError(error);
+        problem = { code: refusal.code, message: `Line ${lineNo}: ${refusal.message}`, param: refusal.param === undefined ? null : `body.${refusal.param}`, line: lineNo };
+      }
+    }
     if (problem && errors.length < maxErrors) errors.push(problem);
     if (total % chunk === 0) await yieldToLoop();
   }
@@ -89,7 +102,7 @@ async function validateBatch(context: AppContext, batch: BatchRecord): Promise<b
   for await (const { lineNo, text } of readFileLines(await fileStorageOf(context).open(file.storageKey))) {
     const line = readBatchLine(text, lineNo);
     const model = line.body.model as string;
-    lines.push({ lineNo, customId: line.custom_id, model, body: JSON.stringify(line.body), executor: chooseLineExecutor(context, batch, model) });
+    lines.push({ lineNo, customId: line.custom_id, model, body: JSON.stringify(line.body), executor: providerLines.has(lineNo) ? 'provider' : 'engine' });
     if (lines.length === chunk) {
       await insertBatchLines(context.store.db, batch.id, lines);
       lines = [];
@@ -132,7 +145,7 @@ function checkLine(context: AppContext, batch: BatchRecord, text: string, lineNo
  * books never charge one request id twice, so a line answered and charged before the crash is
  * not charged again), under a new one when that row records a failure.
  */
-async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRunner, signal: AbortSignal): Promise<BatchRecord> {
+async function runLines(context: AppContext, batch: BatchRecord, handlers: LineHandlers, signal: AbortSignal): Promise<BatchRecord> {
   const settings = batchSettingsOf(context.config);
   const principal = await principalOf(context, batch);
   for (;;) {
@@ -144,7 +157,7 @@ async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRu
       await returnLine(context.store.db, batch.id, line.lineNo, row === undefined || row.status === 'completed' ? line.requestId : null);
     }
   }
-  if (principal) await runProviderLines(context, batch, principal, signal);
+  if (principal) await runProviderLines(context, batch, principal, handlers.codec, signal);
   const started = Date.now();
   const inFlight = new Set<Promise<void>>();
   let queue: BatchLineRecord[] = [];
@@ -162,7 +175,7 @@ async function runLines(context: AppContext, batch: BatchRecord, runLine: LineRu
       const line = queue.shift()!;
       const requestId = line.requestId ?? context.createId('req');
       if (!(await startLine(context.store.db, batch.id, line.lineNo, requestId))) continue;
-      const run = runOneLine(context, batch, { ...line, requestId }, principal, runLine, signal).finally(() => inFlight.delete(run));
+      const run = runOneLine(context, batch, { ...line, requestId }, principal, handlers.run, signal).finally(() => inFlight.delete(run));
       inFlight.add(run);
     }
     if (inFlight.size === 0) break;
@@ -209,13 +222,13 @@ async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLi
  * ended), then sends the pending ones, in chunks. A provider that fails to answer is asked again
  * by the next step; its lines stay where they were.
  */
-async function runProviderLines(context: AppContext, batch: BatchRecord, principal: Principal, signal: AbortSignal): Promise<void> {
+async function runProviderLines(context: AppContext, batch: BatchRecord, principal: Principal, codec: LineCodec, signal: AbortSignal): Promise<void> {
   try {
-    await pollProviderLines(context, batch, signal);
+    await pollProviderLines(context, batch, principal, codec, signal);
     for (;;) {
-      const lines = await nextPendingLines(context.store.db, batch.id, chunk, 'anthropic');
+      const lines = await nextPendingLines(context.store.db, batch.id, chunk, 'provider');
       if (lines.length === 0 || signal.aborted) break;
-      const sent = await submitProviderLines(context, batch, principal, lines, signal);
+      const sent = await submitProviderLines(context, batch, principal, lines, codec, signal);
       if (sent === 0) break;
     }
   } catch (error) {
@@ -240,34 +253,47 @@ async function principalOf(context: AppContext, batch: BatchRecord): Promise<Pri
 
 /**
  * Cancel or expiry: the lines that have not started end `cancelled` or `expired` (never run,
- * never charged; expired ones go to the error file as `batch_expired`), in chunks, then the
- * files are written and the batch ends in that status. Lines in flight are waited for by the
- * run that holds them, which is this poll's own (the task is leased to one instance).
+ * never charged; expired ones go to the error file as `batch_expired`), in chunks; the provider
+ * batches still running are asked to cancel, and each of their lines is settled from its result
+ * once the provider batch ends (what the provider ran before the cancel it bills, so the line is
+ * charged; what it canceled is not). Then the files are written and the batch ends in that
+ * status. Answers false while a provider batch has not ended yet (the next step asks again).
+ * Engine lines in flight are waited for by the run that holds them, which is this poll's own
+ * (the task is leased to one instance).
  */
-async function closeBatch(context: AppContext, batch: BatchRecord, status: 'cancelled' | 'expired'): Promise<void> {
-  let closed = 0;
+async function closeBatch(context: AppContext, batch: BatchRecord, codec: LineCodec, status: 'cancelled' | 'expired', signal: AbortSignal): Promise<boolean> {
   for (;;) {
     const count = await closePendingLines(context.store.db, batch.id, status, chunk);
     if (count === 0) break;
-    closed += count;
     await yieldToLoop();
   }
-  // Lines a dead process left running had their chance: they end with the batch too.
+  // Engine lines a dead process left running had their chance: they end with the batch too.
   for (;;) {
-    const orphans = await runningLines(context.store.db, batch.id, chunk);
+    const orphans = await runningLines(context.store.db, batch.id, chunk, true);
     if (orphans.length === 0) break;
     for (const line of orphans) {
-      if (line.providerBatchId !== null) {
-        // Its reservation goes back with a failed row; what the provider still answers is not charged.
-        await abandonProviderLine(context, batch, line, status);
-        continue;
-      }
       const error = { code: status === 'expired' ? 'batch_expired' : 'batch_cancelled', message: 'The batch ended while this line was running' };
       if (await endLine(context.store.db, batch.id, line.lineNo, { status: 'failed', statusCode: 0, response: null, error })) await countLineEnd(context.store.db, batch.id, 'failed');
     }
   }
-  const failedLines = status === 'expired' ? closed : 0;
+  try {
+    if (!(await pollProviderLines(context, batch, (await principalOf(context, batch)) ?? ownerOf(batch), codec, signal, status))) return false;
+  } catch (error) {
+    if (!signal.aborted) context.logger.warn({ err: error, batch: batch.id }, 'cancelling a provider batch failed; the next step asks again');
+    return false;
+  }
+  // Expired lines count as failed (OpenAI's request_counts); counted here, once, when the batch ends.
+  const failedLines = status === 'expired' ? ((await countLinesByStatus(context.store.db, batch.id)).expired ?? 0) : 0;
   await finalizeBatch(context, (await findBatchById(context.store.db, batch.id))!, status, failedLines);
+  return true;
+}
+
+/**
+ * The batch creator as a principal, for reading back its provider lines' answers after its key
+ * was revoked (the provider ran them: they are settled all the same).
+ */
+function ownerOf(batch: BatchRecord): Principal {
+  return { keyId: batch.keyId, accountId: batch.accountId, management: false, maxPrice: null, modelMaxPrices: {}, requestsPerMinute: null };
 }
 
 /**

@@ -42,8 +42,12 @@ export interface ProviderBatchAdapter {
   readonly maxRequestsPerBatch: number;
   /** The provider wire body of a text line (what the adapter's live `generate` would send, non-streaming). */
   encodeText(request: TextRequest, providerModel: string): Record<string, unknown>;
-  /** A succeeded text result's body, read as the live `generate` reads it (usage included). */
-  decodeText(body: Record<string, unknown>, provider: ProviderConfig): TextResult;
+  /**
+   * A succeeded text result's body, read as the live `generate` reads it (usage included).
+   * `request` is the line's canonical request when the engine has it (an adapter that emulates a
+   * feature, such as Anthropic's JSON mode, reads it back); without it, the usage is still exact.
+   */
+  decodeText(body: Record<string, unknown>, provider: ProviderConfig, request?: TextRequest): TextResult;
   encodeEmbeddings?(request: EmbeddingRequest, providerModel: string): Record<string, unknown>;
   decodeEmbeddings?(body: Record<string, unknown>, request: EmbeddingRequest): EmbeddingResult;
   create(provider: ProviderConfig, providerModel: string, kind: ProviderBatchKind, requests: readonly ProviderBatchRequest[], signal: AbortSignal): Promise<ProviderBatchState>;

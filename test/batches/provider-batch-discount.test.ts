@@ -125,9 +125,12 @@ describe.each(testDatabases())('provider batch discount on $name', ({ url }) => 
     const done = await driveBatch(gateway.test, clock, client, batch.id);
     expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
     const { pollProviderLines } = await import('../../src/batches/run-provider-batch.js');
+    const { batchLineCodec } = await import('../../src/api/batches/line-codec.js');
     const { findBatchById } = await import('../../src/batches/db/batches.js');
     await gateway.test.context.store.db.updateTable('batch_lines').set({ status: 'running' }).where('batch_id', '=', batch.id).execute();
-    await pollProviderLines(gateway.test.context, (await findBatchById(gateway.test.context.store.db, batch.id))!, new AbortController().signal);
+    const record = (await findBatchById(gateway.test.context.store.db, batch.id))!;
+    const owner = { keyId: record.keyId, accountId: record.accountId, management: false, maxPrice: null, modelMaxPrices: {}, requestsPerMinute: null };
+    await pollProviderLines(gateway.test.context, record, owner, batchLineCodec, new AbortController().signal);
     await gateway.test.context.requestLog.flush();
     const rows = await gateway.test.context.store.db.selectFrom('requests').selectAll().where('batch_id', '=', batch.id).execute();
     expect(rows).toHaveLength(2);

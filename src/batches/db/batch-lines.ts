@@ -43,10 +43,14 @@ export async function insertBatchLines(db: Kysely<Database>, batchId: string, li
     .execute();
 }
 
-/** The next pending lines, in file order (the index `(batch_id, status, line_no)`); only those of `executor` when given. */
-export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: string): Promise<BatchLineRecord[]> {
+/**
+ * The next pending lines, in file order (the index `(batch_id, status, line_no)`); only those of
+ * `executor` when given (`provider`: every executor but `engine`, so lines stored as `anthropic`
+ * before the provider batch adapters are provider lines too).
+ */
+export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: 'engine' | 'provider'): Promise<BatchLineRecord[]> {
   let query = db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'pending');
-  if (executor !== undefined) query = query.where('executor', '=', executor);
+  if (executor !== undefined) query = query.where('executor', executor === 'engine' ? '=' : '<>', 'engine');
   const rows = await query.orderBy('line_no').limit(limit).execute();
   return rows.map(toLine);
 }
