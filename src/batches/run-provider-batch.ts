@@ -13,6 +13,7 @@ import { toGatewayError } from '../errors/to-gateway-error.js';
 import { UpstreamError } from '../errors/upstream-error.js';
 import type { ProviderBatchAdapter, ProviderBatchKind, ProviderBatchRequest, ProviderBatchResult } from '../providers/batch-adapter.js';
 import { providerBatchAdapterOf } from '../providers/batch-adapters.js';
+import { embeddingAdapterOf } from '../providers/retrieval-adapters.js';
 import { untagRequestSignatures } from '../generation/tag-signatures.js';
 import { endpointMeets } from '../routing/select-candidates.js';
 import { retryOnConflict } from '../store/retry-conflicts.js';
@@ -74,7 +75,9 @@ function passesThrough(context: AppContext, batch: BatchRecord, route: ProviderB
  * provider, and no hosted tool needs the gateway's own tool loop.
  */
 function servesInBatch(context: AppContext, route: ProviderBatchRoute, decoded: DecodedLine): boolean {
-  if (decoded.kind === 'embeddings') return true;
+  // The live path splits an embeddings request into calls of the protocol's size; a provider
+  // batch request is one call, so a line with more inputs than one call takes runs on the engine.
+  if (decoded.kind === 'embeddings') return decoded.request.inputs.length <= (embeddingAdapterOf(route.provider.api)?.maxInputsPerCall(route.endpoint.model) ?? 0);
   if (decoded.hostedTools) return false;
   const preferences = decoded.preferences;
   if (preferences?.only && !preferences.only.includes(route.provider.id)) return false;
@@ -198,6 +201,13 @@ async function submitChunk(context: AppContext, batch: BatchRecord, principal: P
     return reserved.length + moved;
   } catch (error) {
     for (const { reservation } of reserved) await context.ledger.release(reservation);
+    if (error instanceof UpstreamError && !error.retryable && !signal.aborted) {
+      // The provider refuses this submission for good (a 4xx such as a batch too large): asking
+      // again would fail the same way until the batch expires, so the lines run on the engine.
+      context.logger.warn({ err: error, batch: batch.id, provider: route.provider.id }, 'provider batch submission refused; the lines run on the engine at list price');
+      for (const { line } of reserved) await moveLineToEngine(context.store.db, batch.id, line.lineNo);
+      return moved + reserved.length;
+    }
     context.logger.warn({ err: error, batch: batch.id, provider: route.provider.id }, 'provider batch submission failed; the lines stay pending');
     return moved;
   }
