@@ -8,12 +8,13 @@ import type { BatchConfig, Config } from '../config/types.js';
  * (PostgreSQL); an in-memory database (tests, the demo) keeps them in a directory of the system's
  * temporary one, thrown away like the database.
  */
-export function batchSettingsOf(config: Config): BatchConfig & { filesDir: string } {
+export function batchSettingsOf(config: Config): Required<BatchConfig> & { filesDir: string } {
   const configured = config.server.batches;
   return {
     filesDir: configured?.filesDir ?? defaultFilesDir(config.server.databaseUrl),
     maxFileBytes: configured?.maxFileBytes ?? 200 * 1024 * 1024,
     linesInFlight: configured?.linesInFlight ?? 4,
+    linesPerProvider: configured?.linesPerProvider ?? 8,
   };
 }
 

@@ -42,6 +42,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ServerConfig {
       filesDir: env.SWITCHYARD_FILES_DIR || null,
       maxFileBytes: readInteger(env, 'SWITCHYARD_FILES_MAX_BYTES', 200 * 1024 * 1024, 1024, 1024 * 1024 * 1024 * 1024),
       linesInFlight: readInteger(env, 'SWITCHYARD_BATCH_LINES_IN_FLIGHT', 4, 1, 256),
+      linesPerProvider: readInteger(env, 'SWITCHYARD_BATCH_LINES_PER_PROVIDER', 8, 1, 1024),
     },
   };
 }

@@ -249,6 +249,11 @@ export interface BatchConfig {
   maxFileBytes: number;
   /** `SWITCHYARD_BATCH_LINES_IN_FLIGHT`: lines of one batch running at once; default 4. */
   linesInFlight: number;
+  /**
+   * `SWITCHYARD_BATCH_LINES_PER_PROVIDER`: engine lines of all batches of an instance running on
+   * one provider at once; default 8, never more than half the provider's `connections.max`.
+   */
+  linesPerProvider?: number;
 }
 
 /** How long stored Responses are kept, and how large one may be. */

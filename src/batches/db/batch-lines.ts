@@ -44,9 +44,11 @@ export async function insertBatchLines(db: Kysely<Database>, batchId: string, li
 }
 
 /** The next pending lines, in file order (the index `(batch_id, status, line_no)`); only those of `executor` when given. */
-export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: string): Promise<BatchLineRecord[]> {
+export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: string, exceptModels?: ReadonlySet<string>): Promise<BatchLineRecord[]> {
   let query = db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'pending');
   if (executor !== undefined) query = query.where('executor', '=', executor);
+  // Models whose provider cannot take a line now (run-batch.ts's pacing): their lines wait.
+  if (exceptModels !== undefined && exceptModels.size > 0) query = query.where('model', 'not in', [...exceptModels]);
   const rows = await query.orderBy('line_no').limit(limit).execute();
   return rows.map(toLine);
 }
