@@ -23,7 +23,8 @@ export async function listMessageBatches(
   accountId: string,
   options: { limit: number; beforeId?: string; afterId?: string },
 ): Promise<{ rows: string[]; hasMore: boolean }> {
-  let query = db.selectFrom('batches').select('id').where('account_id', '=', accountId).where('id', 'like', `${messageBatchPrefix}%`);
+  // The index `(account_id, kind, id)`: OpenAI-shaped batches are never read.
+  let query = db.selectFrom('batches').select('id').where('account_id', '=', accountId).where('kind', '=', 'message_batch');
   if (options.beforeId !== undefined) {
     const rows = await query.where('id', '>', options.beforeId).orderBy('id', 'asc').limit(options.limit + 1).execute();
     return { rows: rows.slice(0, options.limit).map((row) => row.id).reverse(), hasMore: rows.length > options.limit };
