@@ -91,13 +91,14 @@ for (const database of testDatabases()) {
       let afterId: string | undefined;
       for (;;) {
         const page = await listMessageBatches(store.db, accountId, { limit: 40, afterId });
-        listed.push(...page.rows);
+        listed.push(...page.rows.map((batch) => batch.id));
         if (!page.hasMore) break;
-        afterId = page.rows[page.rows.length - 1];
+        afterId = page.rows[page.rows.length - 1].id;
       }
       expect(listed).toEqual([...message].reverse());
       const newer = await listMessageBatches(store.db, accountId, { limit: 5, beforeId: message[10] });
-      expect(newer.rows).toEqual(message.slice(11, 16).reverse());
+      expect(newer.rows.map((batch) => batch.id)).toEqual(message.slice(11, 16).reverse());
+      expect(newer.rows.every((batch) => batch.accountId === accountId && batch.endpoint === '/v1/messages')).toBe(true);
     });
 
     it.runIf(database.name === 'sqlite')('reads the index (account_id, kind, id) for both lists on SQLite', async () => {

@@ -162,7 +162,7 @@ function stampOf(status: BatchStatus): keyof BatchesTable | undefined {
   }
 }
 
-function toBatch(row: Selectable<BatchesTable>): BatchRecord {
+export function toBatch(row: Selectable<BatchesTable>): BatchRecord {
   return {
     id: row.id,
     accountId: row.account_id,
