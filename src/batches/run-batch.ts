@@ -128,7 +128,10 @@ function checkLine(context: AppContext, batch: BatchRecord, text: string, lineNo
 
 /**
  * Runs pending lines, at most `linesInFlight` at once, until none is left, the batch is cancelled,
- * the poll's time is up or the engine stops. Lines left `running` by a process that died are put
+ * the poll's time is up or the engine stops. Each line also takes a slot of its provider across
+ * the instance's batches (`provider-pacing.ts`): a line whose provider is full or paused after a
+ * rate limit waits, pending, while lines for other providers go on; when only such lines are
+ * left, the poll waits for a slot or the pause's end (checking once a second) until its time is up. Lines left `running` by a process that died are put
  * back first: under the same request id when its request log row is absent or completed (the
  * books never charge one request id twice, so a line answered and charged before the crash is
  * not charged again), under a new one when that row records a failure.
