@@ -22,6 +22,8 @@ const USAGE = `npm run bench:scale -- [options]
   --models N            models it uses every day, at most ${maxModels} (default 20)
   --days N              days of usage and of request log, ending today (default 365)
   --requests N          request log rows (default 10000000; 100000000 for the issue's large log)
+  --batches N           files of the big account, and as many batches (a quarter OpenAI's, the
+                        rest Message Batches) (default 100000)
   --calls N             calls per read (default 100; a page walk is its pages)
   --read-seconds S      stop a read after S seconds once it has --min-calls (default 20)
   --min-calls N         (default 5)
@@ -49,6 +51,7 @@ function readOptions() {
       models: { type: 'string', default: '20' },
       days: { type: 'string', default: '365' },
       requests: { type: 'string', default: '10000000' },
+      batches: { type: 'string', default: '100000' },
       calls: { type: 'string', default: '100' },
       'read-seconds': { type: 'string', default: '20' },
       'min-calls': { type: 'string', default: '5' },
@@ -72,10 +75,11 @@ function readOptions() {
     models: whole('models', values.models),
     days: whole('days', values.days),
     requestRows: whole('requests', values.requests),
+    batchRows: whole('batches', values.batches),
   };
   if (shape.models > maxModels) throw new Error(`--models must be at most ${maxModels}`);
   if (shape.keys < 2) throw new Error('--keys must be at least 2 (the management key and an ordinary one)');
-  const tag = `a${shape.accounts}_k${shape.keys}_m${shape.models}_d${shape.days}_r${shape.requestRows}`;
+  const tag = `a${shape.accounts}_k${shape.keys}_m${shape.models}_d${shape.days}_r${shape.requestRows}_b${shape.batchRows}`;
   const locations: ScaleLocation[] = values.stores.split(',').map((store) => {
     if (store === 'sqlite') return { dialect: 'sqlite', sqlitePath: resolve(values['sqlite-path'] ?? join(tmpdir(), 'switchyard-scale', `${tag}.db`)) };
     if (store === 'postgres') return { dialect: 'postgres', postgresUrl: values['postgres-url'] || undefined, schema: values.schema ?? `bench_scale_${tag}` };

@@ -10,7 +10,7 @@ import { seedScale, type SeedTimes } from './seed-scale.js';
 
 const execFileAsync = promisify(execFile);
 /** Bumped whenever the seed's rows change, so that an older cache is seeded again. */
-const seedVersion = 3;
+const seedVersion = 4;
 const markerTable = 'bench_scale_seed';
 
 /** Where one store's seeded database lives, and how `switchyard` reaches it. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { childEnvironment, createScratchDirectory, findFreePort, spawnChild, waitForHttp } from './child-process.js';
 import { databaseEnvironment, describeLocation, openScaleDatabase, prepareScaleDatabase, type ScaleLocation, type SeedMarker } from './prepare-scale-database.js';
 import { listScaleReads, type ScaleFacts } from './scale-reads.js';
-import { benchId, startOfDay, type ScaleShape } from './scale-sql.js';
+import { batchRowId, benchId, startOfDay, type ScaleShape } from './scale-sql.js';
 import { timeScaleReads, type ReadTiming, type TimingSettings } from './time-scale-reads.js';
 
 /** The goals (54): every read p99 < 20 ms on both stores; the event loop never held ≥ 20 ms on SQLite. */
@@ -217,6 +217,11 @@ async function readFacts(location: ScaleLocation, marker: SeedMarker): Promise<S
       keys: shape.keys,
       models: shape.models,
       requestRows: shape.requestRows,
+      batchRows: shape.batchRows,
+      // The middle of the seeded files and batches, for a later page of each list.
+      middleFileId: batchRowId('file', shape, anchor, Math.floor(shape.batchRows / 2)),
+      middleBatchId: batchRowId('batch', shape, anchor, Math.floor(shape.batchRows / 8) * 4),
+      middleMessageBatchId: batchRowId('batch', shape, anchor, Math.floor(shape.batchRows / 8) * 4 + 1),
     };
   } finally {
     await db.close();

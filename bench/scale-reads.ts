@@ -17,6 +17,12 @@ export interface ScaleFacts {
   keys: number;
   models: number;
   requestRows: number;
+  /** Seeded files, and batches (a quarter OpenAI's, the rest Message Batches). */
+  batchRows: number;
+  /** A file, an OpenAI batch and a Message Batch in the middle of the seeded ones: the cursor of a later page. */
+  middleFileId: string;
+  middleBatchId: string;
+  middleMessageBatchId: string;
 }
 
 const dayMs = 86_400_000;
@@ -100,5 +106,15 @@ export function listScaleReads(facts: ScaleFacts): ScaleRead[] {
     // seed's request log fills; the seed makes no top-ups, so the page is as short as its grants.
     { name: 'credit_transactions', caller: 'management', url: '/v1/credits/transactions' },
     { name: 'credit_transactions_500_rows', caller: 'management', url: '/v1/credits/transactions?limit=500' },
+    // Files and batches (contract §9, issue 51): OpenAI's lists page by `after`, Anthropic's by
+    // `after_id`; the batches of both shapes share a table, each list reads its kind's index.
+    { name: 'files_list_100', caller: 'management', url: '/v1/files?limit=100', check: fullPage(Math.min(100, facts.batchRows)) },
+    { name: 'files_list_100_middle', caller: 'management', url: `/v1/files?limit=100&after=${facts.middleFileId}`, check: fullPage(Math.min(100, Math.floor(facts.batchRows / 2))) },
+    { name: 'files_list_default', caller: 'management', url: '/v1/files', check: fullPage(Math.min(10_000, facts.batchRows)) },
+    { name: 'batches_list', caller: 'management', url: '/v1/batches', check: fullPage(Math.min(20, Math.ceil(facts.batchRows / 4))) },
+    { name: 'batches_list_100', caller: 'management', url: '/v1/batches?limit=100', check: fullPage(Math.min(100, Math.ceil(facts.batchRows / 4))) },
+    { name: 'batches_list_100_middle', caller: 'management', url: `/v1/batches?limit=100&after=${facts.middleBatchId}`, check: fullPage(Math.min(100, Math.floor(facts.batchRows / 8))) },
+    { name: 'message_batches_list', caller: 'management', url: '/v1/messages/batches', check: fullPage(Math.min(20, facts.batchRows - Math.ceil(facts.batchRows / 4))) },
+    { name: 'message_batches_list_100_middle', caller: 'management', url: `/v1/messages/batches?limit=100&after_id=${facts.middleMessageBatchId}`, check: fullPage(Math.min(100, Math.floor((facts.batchRows * 3) / 8) - 1)) },
   ];
 }

@@ -13,6 +13,8 @@ export interface ScaleShape {
   models: number;
   days: number;
   requestRows: number;
+  /** Uploaded files of the big account, and as many batches: a quarter OpenAI's, the rest Anthropic Message Batches. */
+  batchRows: number;
 }
 
 /** The ids of the account and keys the CLI made (the seeded rows are spread over them as well). */
@@ -172,5 +174,34 @@ export function insertRequestsSql(dialect: ScaleDialect, shape: ScaleShape, anch
       case when i % 100 < 95 then null when i % 100 < 97 then 'upstream_error' when i % 100 < 99 then 'client_closed' else 'insufficient_balance' end,
       80 + i % 4000, 50 + i % 4000, 10 + i % 900, 0, 0, 1000 + (i % 7919) * 1000, 0, ${isoTimeSql(dialect, ms)},
       case when i % 10 = 0 then 'user-' || (i % 1000) else null end
+    from ${seriesSql(dialect, from, to)}`;
+}
+
+/** Files and batches are a minute apart, the newest at the seed's "now". */
+const batchStepMs = 60_000;
+
+/** The id of seeded file or batch `i` (0 the oldest): `file`, `batch` (i % 4 = 0) or `msgbatch` (the rest). */
+export function batchRowId(kind: 'file' | 'batch', shape: ScaleShape, anchor: ScaleAnchor, i: number): string {
+  const ms = anchor.nowMs - (shape.batchRows - i) * batchStepMs;
+  return benchId(kind === 'file' ? 'file' : i % 4 === 0 ? 'batch' : 'msgbatch', ms, i);
+}
+
+/** Files `from`..`to` of the big account: batch input files, their bytes nowhere (the lists read rows only). */
+export function insertFilesSql(dialect: ScaleDialect, shape: ScaleShape, anchor: ScaleAnchor, from: number, to: number): string {
+  const ms = `(${anchor.nowMs - shape.batchRows * batchStepMs} + i * ${batchStepMs})`;
+  return `insert into files (id, account_id, purpose, filename, bytes, line_count, storage_key, created_at)
+    select ${idSql('file', ms, 'i')}, '${anchor.accountId}', 'batch', 'input-' || i || '.jsonl', 1000 + i % 5000, 10 + i % 90, 'bench/' || i, ${isoTimeSql(dialect, ms)}
+    from ${seriesSql(dialect, from, to)}`;
+}
+
+/** Batches `from`..`to` of the big account, completed: every fourth OpenAI's (`batch_…`), the others Message Batches (`msgbatch_…`). */
+export function insertBatchesSql(dialect: ScaleDialect, shape: ScaleShape, anchor: ScaleAnchor, from: number, to: number): string {
+  const ms = `(${anchor.nowMs - shape.batchRows * batchStepMs} + i * ${batchStepMs})`;
+  const openai = 'i % 4 = 0';
+  const id = `case when ${openai} then ${idSql('batch', ms, 'i')} else ${idSql('msgbatch', ms, 'i')} end`;
+  const at = isoTimeSql(dialect, ms);
+  return `insert into batches (id, account_id, key_id, endpoint, input_file_id, completion_window, kind, status, total, completed, failed, created_at, expires_at, in_progress_at, finalizing_at, completed_at)
+    select ${id}, '${anchor.accountId}', '${anchor.managementKeyId}', case when ${openai} then '/v1/chat/completions' else '/v1/messages' end,
+      ${idSql('file', ms, 'i')}, '24h', case when ${openai} then 'batch' else 'message_batch' end, 'completed', 10, 9, 1, ${at}, ${at}, ${at}, ${at}, ${at}
     from ${seriesSql(dialect, from, to)}`;
 }

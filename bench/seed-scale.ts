@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ScaleDatabase } from './scale-database.js';
-import { insertAccountsSql, insertKeysSql, insertRequestsSql, insertRollupsSql, type ScaleAnchor, type ScaleShape } from './scale-sql.js';
+import { insertAccountsSql, insertBatchesSql, insertFilesSql, insertKeysSql, insertRequestsSql, insertRollupsSql, type ScaleAnchor, type ScaleShape } from './scale-sql.js';
 
 /** Where the seconds of one seed went (each phase, and the whole). */
 export interface SeedTimes {
@@ -10,7 +10,7 @@ export interface SeedTimes {
   phases: Record<string, number>;
 }
 
-const seededTables = ['accounts', 'api_keys', 'usage_rollups_pending', 'requests'];
+const seededTables = ['accounts', 'api_keys', 'usage_rollups_pending', 'requests', 'files', 'batches'];
 /** Rows per statement: big enough that the statement overhead vanishes, small enough for steady progress. */
 const chunkRows = 500_000;
 
@@ -38,6 +38,8 @@ export async function seedScale(db: ScaleDatabase, shape: ScaleShape, anchor: Sc
   const rollups = shape.days * shape.keys * shape.models;
   await phase(`usage rollups (${rollups.toLocaleString('en')})`, () => insertChunks(db, rollups, (from, to) => insertRollupsSql(db.dialect, shape, anchor, from, to), 'rollups', say));
   await phase(`request log (${shape.requestRows.toLocaleString('en')})`, () => insertChunks(db, shape.requestRows, (from, to) => insertRequestsSql(db.dialect, shape, anchor, from, to), 'requests', say));
+  await phase(`files (${shape.batchRows.toLocaleString('en')})`, () => insertChunks(db, shape.batchRows, (from, to) => insertFilesSql(db.dialect, shape, anchor, from, to), 'files', say));
+  await phase(`batches (${shape.batchRows.toLocaleString('en')})`, () => insertChunks(db, shape.batchRows, (from, to) => insertBatchesSql(db.dialect, shape, anchor, from, to), 'batches', say));
   await phase(`indexes (${indexes.length})`, async () => {
     for (const [position, index] of indexes.entries()) {
       const at = performance.now();

@@ -10,12 +10,13 @@ import type { BatchConfig, Config, S3FileStorageConfig } from '../config/types.j
  * (PostgreSQL); an in-memory database (tests, the demo) keeps them in a directory of the
  * system's temporary one, thrown away like the database.
  */
-export function batchSettingsOf(config: Config): BatchConfig & { filesDir: string; s3: S3FileStorageConfig | null } {
+export function batchSettingsOf(config: Config): Required<Omit<BatchConfig, 's3'>> & { filesDir: string; s3: S3FileStorageConfig | null } {
   const configured = config.server.batches;
   return {
     filesDir: configured?.filesDir ?? defaultFilesDir(config.server.databaseUrl),
     maxFileBytes: configured?.maxFileBytes ?? defaultBatchConfig.maxFileBytes,
     linesInFlight: configured?.linesInFlight ?? defaultBatchConfig.linesInFlight,
+    linesPerProvider: configured?.linesPerProvider ?? defaultBatchConfig.linesPerProvider,
     s3: configured?.s3 ?? null,
   };
 }

@@ -1,7 +1,8 @@
 import type { AppContext } from '../app-context.js';
 import type { Principal } from '../auth/principal.js';
 import { invalidRequest, notFound } from '../errors/gateway-error.js';
-import { findBatch, insertBatch, requestCancel, type BatchRecord } from './db/batches.js';
+import { findBatch, insertBatch, requestCancel, type BatchKind, type BatchRecord } from './db/batches.js';
+import { messageBatchPrefix } from './db/message-batches.js';
 import { findFile } from './db/files.js';
 
 /** The endpoints a batch's lines may call (contract §9). */
@@ -18,13 +19,15 @@ const completionWindowMs = 24 * 60 * 60 * 1000;
 export async function createBatch(
   context: AppContext,
   principal: Principal,
-  input: { inputFileId: string; endpoint: BatchEndpoint; completionWindow: '24h'; metadata: Record<string, string> | null; idPrefix?: string },
+  input: { inputFileId: string; endpoint: BatchEndpoint; completionWindow: '24h'; metadata: Record<string, string> | null; kind?: BatchKind },
 ): Promise<BatchRecord> {
   const file = await findFile(context.store.db, principal.accountId, input.inputFileId);
   if (!file) throw notFound('File');
   if (file.purpose !== 'batch') throw invalidRequest(`The file ${file.id} is not a batch input file (its purpose is "${file.purpose}")`, 'input_file_id');
   const now = context.clock.now();
-  const id = context.createId(input.idPrefix ?? 'batch');
+  const kind = input.kind ?? 'batch';
+  // A Message Batch's id is Anthropic's `msgbatch_…`.
+  const id = context.createId(kind === 'message_batch' ? messageBatchPrefix : 'batch');
   await insertBatch(context.store.db, {
     id,
     accountId: principal.accountId,
@@ -32,6 +35,7 @@ export async function createBatch(
     endpoint: input.endpoint,
     inputFileId: file.id,
     completionWindow: input.completionWindow,
+    kind,
     metadata: input.metadata,
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + completionWindowMs).toISOString(),

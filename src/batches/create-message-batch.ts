@@ -5,7 +5,7 @@ import { invalidRequest, notFound } from '../errors/gateway-error.js';
 import { cancelBatch, createBatch } from './create-batch.js';
 import type { BatchRecord } from './db/batches.js';
 import { findFile } from './db/files.js';
-import { countLinesByStatus, findMessageBatch, messageBatchPrefix } from './db/message-batches.js';
+import { countLinesByStatus, findMessageBatch } from './db/message-batches.js';
 import { readLinesAfter, type BatchLineRecord } from './db/batch-lines.js';
 import { fileStorageOf, storeGeneratedFile } from './manage-files.js';
 import { readBatchLine, readFileLines } from './read-batch-line.js';
@@ -43,7 +43,7 @@ export async function createMessageBatch(context: AppContext, principal: Princip
     for (const request of requests) yield JSON.stringify({ custom_id: request.custom_id, method: 'POST', url: '/v1/messages', body: request.params });
   }
   const file = await storeGeneratedFile(context, { id: fileId, accountId: principal.accountId, filename: `message_batch_${fileId}.jsonl`, lines: lines(), purpose: 'batch' });
-  return createBatch(context, principal, { inputFileId: file.id, endpoint: '/v1/messages', completionWindow: '24h', metadata: null, idPrefix: messageBatchPrefix });
+  return createBatch(context, principal, { inputFileId: file.id, endpoint: '/v1/messages', completionWindow: '24h', metadata: null, kind: 'message_batch' });
 }
 
 export async function readMessageBatch(context: AppContext, accountId: string, id: string): Promise<BatchRecord> {

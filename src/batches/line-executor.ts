@@ -15,7 +15,7 @@ import type { BatchLineRecord } from './db/batch-lines.js';
  */
 export type LineOutcome =
   | { kind: 'answered'; statusCode: number; body: unknown }
-  | { kind: 'failed'; statusCode: number; body: unknown; code: string; message: string }
+  | { kind: 'failed'; statusCode: number; body: unknown; code: string; message: string; /** The provider rate limited the line (and no other took it): it runs again later, uncharged. */ rateLimited?: { retryAfterSeconds?: number } }
   | { kind: 'stopped' };
 
 /** One line, as its executor runs it: under the batch creator's key, logged under `requestId`. */

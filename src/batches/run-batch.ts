@@ -14,6 +14,7 @@ import type { LineCodec, LineHandlers, LineOutcome, LineRunner } from './line-ex
 import { countLinesByStatus } from './db/message-batches.js';
 import { chooseLineExecutor, pollProviderLines, submitProviderLines } from './run-provider-batch.js';
 import { discardBytes, fileStorageOf, storeGeneratedFile } from './manage-files.js';
+import { pacedProviderOf, providerPacerOf } from './provider-pacing.js';
 import { lineError, readBatchLine, readFileLines } from './read-batch-line.js';
 
 /** Lines handled between two yields to the event loop, and rows per statement: a 1,000-line batch never holds SQLite's thread for long. */
@@ -140,7 +141,10 @@ function checkLine(context: AppContext, batch: BatchRecord, text: string, lineNo
 
 /**
  * Runs pending lines, at most `linesInFlight` at once, until none is left, the batch is cancelled,
- * the poll's time is up or the engine stops. Lines left `running` by a process that died are put
+ * the poll's time is up or the engine stops. Each line also takes a slot of its provider across
+ * the instance's batches (`provider-pacing.ts`): a line whose provider is full or paused after a
+ * rate limit waits, pending, while lines for other providers go on; when only such lines are
+ * left, the poll waits for a slot or the pause's end (checking once a second) until its time is up. Lines left `running` by a process that died are put
  * back first: under the same request id when its request log row is absent or completed (the
  * books never charge one request id twice, so a line answered and charged before the crash is
  * not charged again), under a new one when that row records a failure.
@@ -160,6 +164,9 @@ async function runLines(context: AppContext, batch: BatchRecord, handlers: LineH
   if (principal) await runProviderLines(context, batch, principal, handlers.codec, signal);
   const started = Date.now();
   const inFlight = new Set<Promise<void>>();
+  const pacer = providerPacerOf(context, settings.linesPerProvider);
+  // Models whose provider is full or paused (provider-pacing.ts): their lines wait, the others go on.
+  const waiting = new Map<string, string>();
   let queue: BatchLineRecord[] = [];
   let cancelled = false;
   let exhausted = false;
@@ -167,20 +174,37 @@ async function runLines(context: AppContext, batch: BatchRecord, handlers: LineH
   while (!stop()) {
     while (inFlight.size < settings.linesInFlight && !exhausted && !stop()) {
       if (queue.length === 0) {
-        queue = await nextPendingLines(context.store.db, batch.id, settings.linesInFlight * 2, principal ? 'engine' : undefined);
+        queue = await nextPendingLines(context.store.db, batch.id, settings.linesInFlight * 2, principal ? 'engine' : undefined, new Set(waiting.keys()));
         // Lines already in flight are still `running`, so they are not read again.
         if (queue.length === 0) exhausted = true;
         continue;
       }
       const line = queue.shift()!;
+      if (waiting.has(line.model)) continue;
+      const provider = pacedProviderOf(context.catalog, line.model);
+      if (!pacer.tryAcquire(provider)) {
+        waiting.set(line.model, provider);
+        continue;
+      }
       const requestId = line.requestId ?? context.createId('req');
-      if (!(await startLine(context.store.db, batch.id, line.lineNo, requestId))) continue;
-      const run = runOneLine(context, batch, { ...line, requestId }, principal, handlers.run, signal).finally(() => inFlight.delete(run));
+      if (!(await startLine(context.store.db, batch.id, line.lineNo, requestId))) {
+        pacer.release(provider, false);
+        continue;
+      }
+      const run = runOneLine(context, batch, { ...line, requestId }, principal, handlers.run, signal, provider).finally(() => inFlight.delete(run));
       inFlight.add(run);
     }
-    if (inFlight.size === 0) break;
-    await Promise.race(inFlight);
+    if (inFlight.size === 0 && waiting.size === 0) break;
+    if (inFlight.size > 0) await Promise.race(inFlight);
+    // Only lines whose provider is full (other batches' lines) or paused are left: wait for a slot or the pause's end, a second at most.
+    else await pacer.changed(Math.min(1_000, pollBudgetMs - (Date.now() - started), ...[...waiting.values()].map((provider) => pacer.pauseLeftMs(provider) || 1_000)));
     cancelled = (await findBatchById(context.store.db, batch.id))?.status === 'cancelling';
+    // A slot may be free again: the waiting lines are read again.
+    if (waiting.size > 0) {
+      waiting.clear();
+      queue = [];
+      exhausted = false;
+    }
   }
   await Promise.all(inFlight);
   const current = (await findBatchById(context.store.db, batch.id))!;
@@ -191,7 +215,32 @@ async function runLines(context: AppContext, batch: BatchRecord, handlers: LineH
   return (await findBatchById(context.store.db, batch.id))!;
 }
 
-async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLineRecord & { requestId: string }, principal: Principal | undefined, runLine: LineRunner, signal: AbortSignal): Promise<void> {
+async function runOneLine(
+  context: AppContext,
+  batch: BatchRecord,
+  line: BatchLineRecord & { requestId: string },
+  principal: Principal | undefined,
+  runLine: LineRunner,
+  signal: AbortSignal,
+  provider: string,
+): Promise<void> {
+  const pacer = providerPacerOf(context, batchSettingsOf(context.config).linesPerProvider);
+  let outcome: LineOutcome | undefined;
+  try {
+    outcome = await runLineOnce(context, batch, line, principal, runLine, signal);
+  } finally {
+    pacer.release(provider, outcome !== undefined && outcome.kind !== 'stopped' && !(outcome.kind === 'failed' && outcome.rateLimited));
+  }
+  if (outcome.kind === 'failed' && outcome.rateLimited) {
+    // The provider is rate limiting: the line waits (pending, uncharged, its row says why) and runs again after the pause.
+    pacer.pause(provider, outcome.rateLimited.retryAfterSeconds);
+    await returnLine(context.store.db, batch.id, line.lineNo, null);
+    return;
+  }
+  await endLineWith(context, batch, line, outcome);
+}
+
+async function runLineOnce(context: AppContext, batch: BatchRecord, line: BatchLineRecord & { requestId: string }, principal: Principal | undefined, runLine: LineRunner, signal: AbortSignal): Promise<LineOutcome> {
   let outcome: LineOutcome;
   if (!principal) {
     outcome = { kind: 'failed', statusCode: 401, body: null, code: 'invalid_api_key', message: 'The API key that created this batch was revoked; its lines cannot run' };
@@ -203,6 +252,10 @@ async function runOneLine(context: AppContext, batch: BatchRecord, line: BatchLi
       outcome = { kind: 'failed', statusCode: 500, body: null, code: 'internal_error', message: 'The line could not be run' };
     }
   }
+  return outcome;
+}
+
+async function endLineWith(context: AppContext, batch: BatchRecord, line: BatchLineRecord & { requestId: string }, outcome: LineOutcome): Promise<void> {
   if (outcome.kind === 'stopped') {
     // Its request log row (if any) records the interruption; the next run logs under a new id.
     await returnLine(context.store.db, batch.id, line.lineNo, null);

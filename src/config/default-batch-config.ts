@@ -3,4 +3,6 @@ export const defaultBatchConfig = {
   /** OpenAI's batch input limit. */
   maxFileBytes: 200 * 1024 * 1024,
   linesInFlight: 4,
+  /** Engine lines of all batches on one provider at once (`batches/provider-pacing.ts`). */
+  linesPerProvider: 8,
 } as const;

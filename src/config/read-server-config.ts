@@ -53,6 +53,7 @@ function readBatchConfig(env: NodeJS.ProcessEnv): NonNullable<ServerConfig['batc
     filesDir,
     maxFileBytes: readInteger(env, 'SWITCHYARD_FILES_MAX_BYTES', defaultBatchConfig.maxFileBytes, 1024, 1024 * 1024 * 1024 * 1024),
     linesInFlight: readInteger(env, 'SWITCHYARD_BATCH_LINES_IN_FLIGHT', defaultBatchConfig.linesInFlight, 1, 256),
+    linesPerProvider: readInteger(env, 'SWITCHYARD_BATCH_LINES_PER_PROVIDER', defaultBatchConfig.linesPerProvider, 1, 1024),
     s3,
   };
 }

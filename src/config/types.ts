@@ -250,6 +250,11 @@ export interface BatchConfig {
   /** `SWITCHYARD_BATCH_LINES_IN_FLIGHT`: lines of one batch running at once; default 4. */
   linesInFlight: number;
   /**
+   * `SWITCHYARD_BATCH_LINES_PER_PROVIDER`: engine lines of all batches of an instance running on
+   * one provider at once; default 8, never more than half the provider's `connections.max`.
+   */
+  linesPerProvider?: number;
+  /**
    * An S3-compatible bucket for the files instead of local disk: the `files.s3` section of the
    * config file or the `SWITCHYARD_FILES_S3_*` variables (one of the two). Null or absent: local disk.
    */

@@ -54,6 +54,21 @@ export interface TextGenerationInput {
    * pass-through is off or the style has none.
    */
   passThrough?: PassThroughInput;
+  /**
+   * The response cache's part in the request (`api/shared/run-text-turn.ts`): asked for a stored
+   * answer once the request is routed and admitted, so a hit is refused exactly as the live
+   * request would be (the key's max prices, requests per minute, the free models' daily limit).
+   */
+  cache?: CachedAnswerSource;
+}
+
+/**
+ * Answers a routed, admitted request from the response cache: the stored answer, charged, when
+ * it is fresh and was served by one of `candidates` (an endpoint the request may use); otherwise
+ * undefined, and the request goes to the provider.
+ */
+export interface CachedAnswerSource {
+  answer(candidates: readonly Candidate[]): Promise<Extract<TextGenerationOutcome, { stream: false; relayed?: false }> | undefined>;
 }
 
 export type TextGenerationOutcome = (
@@ -121,6 +136,13 @@ async function routeAndCall(context: AppContext, input: TextGenerationInput, tra
     if (cacheKey !== undefined) context.promptCacheAffinity.remember(principal.accountId, cacheKey, candidate.healthKey);
   };
   await admitRequest(context, principal, candidates[0].model);
+  if (input.cache !== undefined) {
+    const hit = await input.cache.answer(candidates);
+    if (hit !== undefined) {
+      trace?.answeredFromCache(hit.cost);
+      return hit;
+    }
+  }
   const prompt = estimatePromptTokens(call.request);
   let counted: Promise<number> | undefined;
   const countPrompt = () => (counted ??= countRequestTokens(call.request));

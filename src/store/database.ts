@@ -509,6 +509,8 @@ export interface BatchesTable {
   endpoint: string;
   input_file_id: string;
   completion_window: string;
+  /** `batch` (OpenAI's `/v1/batches`) or `message_batch` (Anthropic's `/v1/messages/batches`): each list walks `(account_id, kind, id)`. */
+  kind: Generated<string>;
   status: string;
   /** JSON object of strings, or null. */
   metadata: string | null;

@@ -145,6 +145,12 @@ export class RequestTrace {
     }
   }
 
+  /** The response cache answered (no provider call): the request span ends with the hit's charge. */
+  answeredFromCache(cost: bigint): void {
+    this.request.setAttributes({ 'switchyard.cache_hit': true, 'switchyard.cost.nano_usd': cost.toString(), 'switchyard.status': 'completed' });
+    this.endRequest();
+  }
+
   /** The request ended before any settlement (refused, no provider, every attempt failed). */
   failed(error: unknown): void {
     this.routing?.end();

@@ -164,6 +164,27 @@ describe.each(testDatabases())('batches on $name', ({ url }) => {
     expect(((await client.files.retrieve(file.id).catch((caught: unknown) => caught)) as { status: number }).status).toBe(404);
   });
 
+  it('lists files as OpenAI does: newest first, pages by after and limit, order and purpose, only the account\'s own', async () => {
+    const other = await gateway.test.createAccount({ credits: 10 });
+    const otherClient = new OpenAI({ apiKey: other.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await uploadBatchFile(otherClient, jsonl([chatLine('a', 'sim/openai-model', 'theirs')]));
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await uploadBatchFile(client, jsonl([chatLine('a', 'sim/openai-model', `list ${index}`)]), `list-${index}.jsonl`)).id);
+    const first = (await (await sendJson(gateway, gateway.key, 'GET', '/v1/files?limit=2')).json()) as { object: string; data: Array<{ id: string; object: string }>; has_more: boolean; first_id: string; last_id: string };
+    expect(first).toMatchObject({ object: 'list', has_more: true, first_id: ids[2], last_id: ids[1] });
+    expect(first.data.map((file) => file.id)).toEqual([ids[2], ids[1]]);
+    // The SDK walks every page by `after`: the account's files, never the other account's.
+    const all: string[] = [];
+    for await (const file of client.files.list({ limit: 2 })) all.push(file.id);
+    expect(all.slice(0, 3)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(all).toEqual([...all].sort().reverse());
+    const theirs = (await otherClient.files.list()).data;
+    expect(theirs).toHaveLength(1);
+    expect(all).not.toContain(theirs[0].id);
+    const ascending = (await (await sendJson(gateway, gateway.key, 'GET', `/v1/files?order=asc&after=${ids[0]}&purpose=batch`)).json()) as { data: Array<{ id: string; purpose: string }> };
+    expect(ascending.data.map((file) => file.id)).toEqual([ids[1], ids[2]]);
+  });
+
   it('pages the batch list newest first with after and limit', async () => {
     const file = await uploadBatchFile(client, jsonl([chatLine('a', 'sim/openai-model', 'x')]));
     const ids: string[] = [];

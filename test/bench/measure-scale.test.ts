@@ -9,7 +9,7 @@ import { measureScale } from '../../bench/run-scale.js';
 import { testDatabases, uniqueSchemaName } from '../helpers/test-databases.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shape = { accounts: 1_000, keys: 10, models: 3, days: 365, requestRows: 10_000 };
+const shape = { accounts: 1_000, keys: 10, models: 3, days: 365, requestRows: 10_000, batchRows: 1_000 };
 const quiet = () => {};
 
 // Proves `npm run bench:scale` works end to end at a tiny scale: the product's CLI makes the
@@ -37,7 +37,8 @@ describe.each(testDatabases())('npm run bench:scale on $name (tiny scale)', ({ n
     const names = store.reads.map((read) => read.name);
     for (const expected of ['usage_year', 'usage_30_days', 'usage_year_ordinary_key', 'admin_usage_year', 'admin_search_email', 'admin_search_absent_name',
       'admin_search_common_word', 'admin_search_by_id', 'admin_accounts_newest', 'admin_account_keys', 'keys_list', 'requests_newest', 'requests_by_model',
-      'requests_by_provider', 'requests_by_status_refused', 'requests_by_key_id', 'requests_by_end_user', 'requests_one_day_60_days_ago', 'request_by_id', 'requests_40_pages']) {
+      'requests_by_provider', 'requests_by_status_refused', 'requests_by_key_id', 'requests_by_end_user', 'requests_one_day_60_days_ago', 'request_by_id', 'requests_40_pages',
+      'files_list_100', 'files_list_100_middle', 'files_list_default', 'batches_list', 'batches_list_100', 'batches_list_100_middle', 'message_batches_list', 'message_batches_list_100_middle']) {
       expect(names).toContain(expected);
     }
     for (const read of store.reads) {

@@ -82,10 +82,12 @@ describe('stats', () => {
       },
       aborted: 1,
       open: 0,
+      // The requests were sent one after another: never more than one in flight.
+      maxOpen: 1,
       faultsInjected: 1,
     });
     simulator.reset();
-    expect(simulator.stats()).toMatchObject({ requests: 0, aborted: 0, protocols: { openai: { requests: 0, models: {} } } });
+    expect(simulator.stats()).toMatchObject({ requests: 0, aborted: 0, open: 0, maxOpen: 0, protocols: { openai: { requests: 0, models: {} } } });
   });
 });
 

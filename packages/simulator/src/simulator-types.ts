@@ -99,6 +99,8 @@ export interface SimulatorStats {
   aborted: number;
   /** Requests currently in flight. */
   open: number;
+  /** The most requests in flight at once since the start or the last reset. */
+  maxOpen: number;
   /** Requests that had a fault applied (rule or directive). */
   faultsInjected: number;
   /** Video jobs (OpenAI Videos API and Veo operations); present in `stats()` of a running simulator. */

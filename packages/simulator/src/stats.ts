@@ -24,6 +24,7 @@ export function createStatsRecorder(): StatsRecorder {
     },
     recordOpened() {
       stats.open++;
+      if (stats.open > stats.maxOpen) stats.maxOpen = stats.open;
     },
     recordClosed(aborted) {
       stats.open--;
@@ -39,5 +40,5 @@ export function createStatsRecorder(): StatsRecorder {
 function emptyStats(open: number): SimulatorStats {
   const protocols = {} as SimulatorStats['protocols'];
   for (const protocol of SIMULATOR_PROTOCOLS) protocols[protocol] = { requests: 0, models: {} };
-  return { requests: 0, protocols, aborted: 0, open, faultsInjected: 0 };
+  return { requests: 0, protocols, aborted: 0, open, maxOpen: open, faultsInjected: 0 };
 }

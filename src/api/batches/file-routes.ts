@@ -3,17 +3,27 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { batchSettingsOf } from '../../batches/batch-settings.js';
-import type { FileRecord } from '../../batches/db/files.js';
+import { listFiles, type FileRecord } from '../../batches/db/files.js';
 import { openFileContent, readFile, refusePurpose, removeFile, storeUploadedFile } from '../../batches/manage-files.js';
 import { invalidRequest } from '../../errors/gateway-error.js';
 import { encodeFile } from './encode-batch.js';
 
 const FileParams = Type.Object({ file_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    purpose: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
 
 /**
  * OpenAI's Files API for batch input (contract §9): `POST /v1/files` (multipart: `file`, `purpose:
- * "batch"`), `GET /v1/files/{id}`, `GET /v1/files/{id}/content`, `DELETE /v1/files/{id}`. Files
- * belong to the account; another account's id is 404.
+ * "batch"`), `GET /v1/files` (OpenAI's list: `after`, `limit` up to 10,000, default 10,000,
+ * `order`, `purpose`), `GET /v1/files/{id}`, `GET /v1/files/{id}/content`, `DELETE
+ * /v1/files/{id}`. Files belong to the account; another account's id is 404.
  */
 export function registerFileRoutes(app: FastifyInstance, context: AppContext): void {
   const maxBytes = batchSettingsOf(context.config).maxFileBytes;
@@ -42,6 +52,20 @@ export function registerFileRoutes(app: FastifyInstance, context: AppContext): v
       if (!file) throw invalidRequest('Missing field `file`: a JSONL file of batch requests', 'file');
       return reply.send(encodeFile(file));
     });
+  });
+
+  app.get('/v1/files', { schema: { querystring: ListQuery }, config: { auth: 'key' } }, async (request) => {
+    const query = request.query as { after?: string; limit?: number; order?: 'asc' | 'desc'; purpose?: string };
+    const limit = query.limit ?? 10_000;
+    const rows = await listFiles(context.store.db, request.principal!.accountId, { limit: limit + 1, after: query.after, order: query.order ?? 'desc', purpose: query.purpose });
+    const page = rows.slice(0, limit).map(encodeFile);
+    return {
+      object: 'list',
+      data: page,
+      first_id: page.length > 0 ? page[0].id : null,
+      last_id: page.length > 0 ? page[page.length - 1].id : null,
+      has_more: rows.length > limit,
+    };
   });
 
   app.get('/v1/files/:file_id', { schema: { params: FileParams }, config: { auth: 'key' } }, async (request) => {

@@ -69,8 +69,8 @@ export function registerMessageBatchRoutes(app: FastifyInstance, context: AppCon
     const page = await listMessageBatches(context.store.db, request.principal!.accountId, { limit: query.limit ?? 20, beforeId: query.before_id, afterId: query.after_id });
     const origin = originOf(request);
     const data = [];
-    for (const id of page.rows) data.push(await encode(await readMessageBatch(context, request.principal!.accountId, id), origin));
-    return { data, has_more: page.hasMore, first_id: page.rows[0] ?? null, last_id: page.rows[page.rows.length - 1] ?? null };
+    for (const batch of page.rows) data.push(await encode(batch, origin));
+    return { data, has_more: page.hasMore, first_id: page.rows[0]?.id ?? null, last_id: page.rows[page.rows.length - 1]?.id ?? null };
   });
 
   app.post('/v1/messages/batches/:message_batch_id/cancel', { schema: { params: MessageBatchParams, querystring: BetaQuery }, config }, async (request) => {

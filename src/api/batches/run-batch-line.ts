@@ -9,6 +9,7 @@ import type { TextGenerationOutcome } from '../../generation/generate-text.js';
 import type { PassThroughInput } from '../../generation/plan-pass-through.js';
 import { renderError } from '../../errors/render-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
+import type { GatewayError } from '../../errors/gateway-error.js';
 import { chatStyle } from '../chat-completions/routes.js';
 import { messagesStyle } from '../messages/routes.js';
 import { createResponsesStyle } from '../responses/responses-style.js';
@@ -37,7 +38,7 @@ export async function runBatchLine(context: AppContext, run: LineRun): Promise<L
     if (run.signal.aborted) return { kind: 'stopped' };
     const gatewayError = toGatewayError(error);
     const body = renderError(gatewayError, run.requestId, style.api === 'messages' ? 'anthropic' : 'openai');
-    return { kind: 'failed', statusCode: gatewayError.status, body, code: gatewayError.code, message: gatewayError.message };
+    return failedLine(gatewayError, body);
   }
 }
 
@@ -55,8 +56,20 @@ async function runEmbeddingsLine(context: AppContext, run: LineRun): Promise<Lin
     await record.failed(error);
     if (run.signal.aborted) return { kind: 'stopped' };
     const gatewayError = toGatewayError(error);
-    return { kind: 'failed', statusCode: gatewayError.status, body: renderError(gatewayError, run.requestId, 'openai'), code: gatewayError.code, message: gatewayError.message };
+    return failedLine(gatewayError, renderError(gatewayError, run.requestId, 'openai'));
   }
+}
+
+/**
+ * A line that failed as the live request would have. A provider's rate limit (`limit_type:
+ * upstream`: every endpoint tried answered 429) is marked, with its `Retry-After`, so the batch
+ * runs the line again later instead of failing it (`batches/run-batch.ts`).
+ */
+function failedLine(error: GatewayError, body: unknown): LineOutcome {
+  const outcome: LineOutcome = { kind: 'failed', statusCode: error.status, body, code: error.code, message: error.message };
+  if (error.code !== 'rate_limited' || error.metadata.limit_type !== 'upstream') return outcome;
+  const retryAfter = Number(error.headers['retry-after']);
+  return { ...outcome, rateLimited: Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {} };
 }
 
 function styleOf(context: AppContext, endpoint: string, principal: Principal): TextStyle<unknown> {

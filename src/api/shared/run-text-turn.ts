@@ -2,17 +2,15 @@ import type { AppContext } from '../../app-context.js';
 import type { Principal } from '../../auth/principal.js';
 import { startRequestRecord } from '../../billing/start-request-record.js';
 import type { CancelSignal } from '../../core/cancel-signal.js';
-import { generateText, type TextGenerationOutcome } from '../../generation/generate-text.js';
+import { generateText, type CachedAnswerSource, type TextGenerationOutcome } from '../../generation/generate-text.js';
 import type { PassThroughInput } from '../../generation/plan-pass-through.js';
 import type { DecodedTextCall } from './text-call.js';
 import { cacheKeyOf } from '../../cache/cache-key.js';
 import { collectStreamResult } from '../../cache/collect-stream-result.js';
 import { planCaching, type CacheHeaders } from '../../cache/plan-caching.js';
 import type { ResponseCache } from '../../cache/response-cache.js';
-import { chargeCacheHit } from '../../cache/serve-cached-answer.js';
-import type { CachedAnswer } from '../../cache/cached-answer.js';
+import { chargeCacheHit, servingCandidate } from '../../cache/serve-cached-answer.js';
 import { streamResult } from '../../generation/stream-result.js';
-import type { ChargedHit } from '../../cache/serve-cached-answer.js';
 import type { RequestRecorder } from '../../billing/start-request-record.js';
 import type { Candidate } from '../../catalog/candidate.js';
 import type { TextResult } from '../../core/text-result.js';
@@ -20,6 +18,8 @@ import { withFields } from '../../core/with-fields.js';
 
 export type StreamedOutcome = Extract<TextGenerationOutcome, { stream: true }>;
 export type AnsweredOutcome = Extract<TextGenerationOutcome, { stream: false }>;
+/** The response cache's answer: the stored canonical result, never a relayed body. */
+type CachedHit = Extract<AnsweredOutcome, { relayed?: false }>;
 
 /**
  * How one transport (HTTP or a Responses WebSocket) reads a text turn and writes its answer. It
@@ -65,11 +65,39 @@ export interface TextTurnTransport<Extra> {
   cacheAnswered?(state: 'hit' | 'miss', ageSeconds?: number): void;
 }
 
-/** A turn the cache takes part in: its entry's key and the lifetime of a new entry. */
-interface CachedTurn {
-  cache: ResponseCache;
-  key: string;
-  ttlMs: number;
+/**
+ * A turn the cache takes part in: its entry's key and the lifetime of a new entry. It is the
+ * `CachedAnswerSource` `generateText` asks once the request is routed and admitted; a hit
+ * leaves its stored entry's age here.
+ */
+class CachedTurn implements CachedAnswerSource {
+  /** Set when the cache answered: the stored entry's age in seconds. */
+  hitAgeSeconds: number | undefined;
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly turn: TextTurnTransport<unknown>,
+    private readonly record: RequestRecorder,
+    readonly cache: ResponseCache,
+    readonly key: string,
+    readonly ttlMs: number,
+  ) {}
+
+  async answer(candidates: readonly Candidate[]): Promise<CachedHit | undefined> {
+    const { context, turn } = this;
+    const stored = await this.cache.read(this.key, turn.principal.accountId);
+    const candidate = stored && servingCandidate(candidates, stored);
+    if (!stored || candidate === undefined) return undefined;
+    const { cost } = await chargeCacheHit(context, stored, candidate, {
+      principal: turn.principal,
+      requestId: turn.requestId,
+      record: this.record,
+      priceFactorMillionths: this.cache.config.priceFactorMillionths,
+      savings: this.cache,
+    });
+    this.hitAgeSeconds = Math.max(0, Math.floor((context.clock.now().getTime() - stored.storedAt) / 1000));
+    return { stream: false, relayed: false, candidate, result: stored.result, cost, omitted: [] };
+  }
 }
 
 /**
@@ -84,17 +112,13 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
   let extra: Extra;
   let outcome: TextGenerationOutcome;
   let cached: CachedTurn | undefined;
+  let stream: boolean;
   try {
     const decoded = turn.decode(turn.prepare ? await turn.prepare(turn.body) : turn.body);
     extra = decoded.extra;
     record.identify(decoded.call.request.endUser);
-    cached = planCachedTurn(context, turn);
-    if (cached !== undefined) {
-      const stored = await cached.cache.read(cached.key, turn.principal.accountId);
-      const hit = stored && (await chargeCacheHit(context, stored, { principal: turn.principal, requestId: turn.requestId, record, priceFactorMillionths: cached.cache.config.priceFactorMillionths, savings: cached.cache }));
-      if (stored && hit) return await answerFromCache(context, turn, record, stored, hit, extra, decoded.call.request.stream);
-      turn.cacheAnswered?.('miss');
-    }
+    cached = planCachedTurn(context, turn, record);
+    stream = decoded.call.request.stream;
     outcome = await generateText(context, {
       principal: turn.principal,
       call: decoded.call,
@@ -106,11 +130,15 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
       // A cached turn is translated, never relayed: its answer is then the canonical result,
       // which the cache can encode again in any style, as JSON or as a stream.
       passThrough: cached === undefined ? turn.passThrough : undefined,
+      // Asked after routing and admission: a request refused live is refused on a would-be hit too.
+      cache: cached,
     });
   } catch (error) {
     await record.failed(error);
     throw error;
   }
+  if (cached?.hitAgeSeconds !== undefined) return await answerFromCache(turn, record, outcome as CachedHit, cached.hitAgeSeconds, extra, stream);
+  if (cached !== undefined) turn.cacheAnswered?.('miss');
   turn.answered(outcome);
   if (!outcome.stream) {
     if (cached !== undefined && !outcome.relayed) storeAnswer(cached, turn, outcome.candidate, outcome.result, outcome.cost);
@@ -135,12 +163,12 @@ export async function runTextTurn<Extra>(context: AppContext, turn: TextTurnTran
 }
 
 /** The cache's part in this turn: undefined when the cache is off, the transport has none, or the request does not ask for it. */
-function planCachedTurn(context: AppContext, turn: TextTurnTransport<unknown>): CachedTurn | undefined {
+function planCachedTurn(context: AppContext, turn: TextTurnTransport<unknown>, record: RequestRecorder): CachedTurn | undefined {
   const cache = context.responseCache;
   if (cache === null || turn.cache === undefined) return undefined;
   const planned = planCaching(cache.config, turn.cache.headers, turn.principal.cache === true);
   if (planned === undefined) return undefined;
-  return { cache, key: cacheKeyOf(turn.principal.accountId, turn.cache.endpoint, turn.recordBody), ttlMs: planned.ttlMs };
+  return new CachedTurn(context, turn, record, cache, cacheKeyOf(turn.principal.accountId, turn.cache.endpoint, turn.recordBody), planned.ttlMs);
 }
 
 function storeAnswer(cached: CachedTurn, turn: TextTurnTransport<unknown>, candidate: Candidate, result: TextResult, cost: bigint): void {
@@ -152,29 +180,18 @@ function storeAnswer(cached: CachedTurn, turn: TextTurnTransport<unknown>, candi
 }
 
 /**
- * The stored answer, charged as its own paid call (`chargeCacheHit`), written by the transport as
- * a provider's answer would be: JSON, or the style's stream events replayed from the stored result
- * in order (`streamResult`), ending with the finish that carries the hit's charge.
+ * The cache's answer, already charged as its own paid call (`chargeCacheHit`), written by the
+ * transport as a provider's answer would be: JSON, or the style's stream events replayed from the
+ * stored result in order (`streamResult`), ending with the finish that carries the hit's charge.
  */
-async function answerFromCache<Extra>(
-  context: AppContext,
-  turn: TextTurnTransport<Extra>,
-  record: RequestRecorder,
-  stored: CachedAnswer,
-  hit: ChargedHit,
-  extra: Extra,
-  stream: boolean,
-): Promise<unknown> {
-  const ageSeconds = Math.max(0, Math.floor((context.clock.now().getTime() - stored.storedAt) / 1000));
-  const { candidate, cost } = hit;
+async function answerFromCache<Extra>(turn: TextTurnTransport<Extra>, record: RequestRecorder, hit: CachedHit, ageSeconds: number, extra: Extra, stream: boolean): Promise<unknown> {
   if (!stream) {
-    const outcome: AnsweredOutcome = { stream: false, relayed: false, candidate, result: stored.result, cost, omitted: [] };
-    turn.answered(outcome);
+    turn.answered(hit);
     turn.cacheAnswered?.('hit', ageSeconds);
     await record.admitted;
-    return turn.sendAnswer(outcome, extra);
+    return turn.sendAnswer(hit, extra);
   }
-  const outcome: StreamedOutcome = { stream: true, relayed: false, candidate, parts: streamResult(stored.result, cost), close: async () => undefined, omitted: [] };
+  const outcome: StreamedOutcome = { stream: true, relayed: false, candidate: hit.candidate, parts: streamResult(hit.result, hit.cost), close: async () => undefined, omitted: [] };
   turn.answered(outcome);
   turn.cacheAnswered?.('hit', ageSeconds);
   await turn.writeStream(outcome, extra);

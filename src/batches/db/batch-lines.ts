@@ -46,11 +46,13 @@ export async function insertBatchLines(db: Kysely<Database>, batchId: string, li
 /**
  * The next pending lines, in file order (the index `(batch_id, status, line_no)`); only those of
  * `executor` when given (`provider`: every executor but `engine`, so lines stored as `anthropic`
- * before the provider batch adapters are provider lines too).
+ * before the provider batch adapters are provider lines too), and none of `exceptModels`.
  */
-export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: 'engine' | 'provider'): Promise<BatchLineRecord[]> {
+export async function nextPendingLines(db: Kysely<Database>, batchId: string, limit: number, executor?: 'engine' | 'provider', exceptModels?: ReadonlySet<string>): Promise<BatchLineRecord[]> {
   let query = db.selectFrom('batch_lines').selectAll().where('batch_id', '=', batchId).where('status', '=', 'pending');
   if (executor !== undefined) query = query.where('executor', executor === 'engine' ? '=' : '<>', 'engine');
+  // Models whose provider cannot take a line now (run-batch.ts's pacing): their lines wait.
+  if (exceptModels !== undefined && exceptModels.size > 0) query = query.where('model', 'not in', [...exceptModels]);
   const rows = await query.orderBy('line_no').limit(limit).execute();
   return rows.map(toLine);
 }

@@ -5,6 +5,9 @@ import { toNumber } from '../../store/convert.js';
 /** OpenAI's batch statuses (https://platform.openai.com/docs/api-reference/batch/object). */
 export type BatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
 
+/** Which API made a batch: OpenAI's `/v1/batches` or Anthropic's `/v1/messages/batches` (ids `msgbatch_…`); each lists only its own. */
+export type BatchKind = 'batch' | 'message_batch';
+
 /** One of OpenAI's batch errors: a line that cannot run, named by its number (1-based). */
 export interface BatchError {
   code: string;
@@ -41,7 +44,7 @@ export interface BatchRecord {
 
 export async function insertBatch(
   db: Kysely<Database>,
-  batch: Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoint' | 'inputFileId' | 'completionWindow' | 'metadata' | 'createdAt' | 'expiresAt'>,
+  batch: Pick<BatchRecord, 'id' | 'accountId' | 'keyId' | 'endpoint' | 'inputFileId' | 'completionWindow' | 'metadata' | 'createdAt' | 'expiresAt'> & { kind: BatchKind },
 ): Promise<void> {
   await db
     .insertInto('batches')
@@ -52,6 +55,7 @@ export async function insertBatch(
       endpoint: batch.endpoint,
       input_file_id: batch.inputFileId,
       completion_window: batch.completionWindow,
+      kind: batch.kind,
       status: 'validating',
       metadata: batch.metadata === null ? null : JSON.stringify(batch.metadata),
       errors: null,
@@ -75,11 +79,12 @@ export async function findBatchById(db: Kysely<Database>, id: string): Promise<B
 
 /**
  * Newest first, as OpenAI lists them; `after` is the last id of the previous page (ids are
- * time-ordered). Message Batches (`msgbatch_…`, made through Anthropic's shape) are listed there,
- * not here: their ids would sort apart from `batch_…` ones.
+ * time-ordered). Only OpenAI-shaped batches (`kind = 'batch'`, the index `(account_id, kind,
+ * id)`): Message Batches are listed by `listMessageBatches`, and however many an account has, this
+ * walk never reads them.
  */
 export async function listBatches(db: Kysely<Database>, accountId: string, options: { limit: number; after?: string }): Promise<BatchRecord[]> {
-  let query = db.selectFrom('batches').selectAll().where('account_id', '=', accountId).where('id', 'not like', 'msgbatch%');
+  let query = db.selectFrom('batches').selectAll().where('account_id', '=', accountId).where('kind', '=', 'batch');
   if (options.after !== undefined) query = query.where('id', '<', options.after);
   const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
   return rows.map(toBatch);
@@ -157,7 +162,7 @@ function stampOf(status: BatchStatus): keyof BatchesTable | undefined {
   }
 }
 
-function toBatch(row: Selectable<BatchesTable>): BatchRecord {
+export function toBatch(row: Selectable<BatchesTable>): BatchRecord {
   return {
     id: row.id,
     accountId: row.account_id,

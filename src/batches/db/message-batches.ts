@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/database.js';
-import { findBatch, type BatchRecord } from './batches.js';
+import { findBatch, toBatch, type BatchRecord } from './batches.js';
 import type { BatchLineStatus } from './batch-lines.js';
 
 /** The prefix of a Message Batch's id (Anthropic's `msgbatch_…`), which keeps its list apart from OpenAI's batches. */
@@ -16,21 +16,23 @@ export async function findMessageBatch(db: Kysely<Database>, accountId: string, 
  * One page of the account's Message Batches, as Anthropic pages them: newest first; `afterId`
  * gives the page of older batches just after that one, `beforeId` the page of newer ones just
  * before it (https://docs.anthropic.com/en/api/listing-message-batches). Reads `limit + 1` rows so
- * the caller can tell `has_more`; the page comes back newest first either way.
+ * the caller can tell `has_more`; the page comes back newest first either way, whole rows in one
+ * statement (a page of 100 is one query, not one per batch).
  */
 export async function listMessageBatches(
   db: Kysely<Database>,
   accountId: string,
   options: { limit: number; beforeId?: string; afterId?: string },
-): Promise<{ rows: string[]; hasMore: boolean }> {
-  let query = db.selectFrom('batches').select('id').where('account_id', '=', accountId).where('id', 'like', `${messageBatchPrefix}%`);
+): Promise<{ rows: BatchRecord[]; hasMore: boolean }> {
+  // The index `(account_id, kind, id)`: OpenAI-shaped batches are never read.
+  let query = db.selectFrom('batches').selectAll().where('account_id', '=', accountId).where('kind', '=', 'message_batch');
   if (options.beforeId !== undefined) {
     const rows = await query.where('id', '>', options.beforeId).orderBy('id', 'asc').limit(options.limit + 1).execute();
-    return { rows: rows.slice(0, options.limit).map((row) => row.id).reverse(), hasMore: rows.length > options.limit };
+    return { rows: rows.slice(0, options.limit).map(toBatch).reverse(), hasMore: rows.length > options.limit };
   }
   if (options.afterId !== undefined) query = query.where('id', '<', options.afterId);
   const rows = await query.orderBy('id', 'desc').limit(options.limit + 1).execute();
-  return { rows: rows.slice(0, options.limit).map((row) => row.id), hasMore: rows.length > options.limit };
+  return { rows: rows.slice(0, options.limit).map(toBatch), hasMore: rows.length > options.limit };
 }
 
 /** How many of a batch's lines stand in each status (the index `(batch_id, status, line_no)` serves it). */

@@ -31,6 +31,7 @@ import * as alerts from './2026-12-07-2010-alerts.js';
 import * as memberLimits from './2026-12-07-2020-member-limits.js';
 import * as batches from './2026-12-07-2100-batches.js';
 import * as providerBatchLines from './2026-12-08-0040-provider-batch-lines.js';
+import * as batchKind from './2026-12-08-0300-batch-kind.js';
 import * as responseCache from './2026-12-07-2100-response-cache.js';
 import type { OnlineIndex } from './online-index.js';
 
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   '2026-12-07-2100-batches': batches,
   '2026-12-07-2100-response-cache': responseCache,
   '2026-12-08-0040-provider-batch-lines': providerBatchLines,
+  '2026-12-08-0300-batch-kind': batchKind,
 };
 
 /** PostgreSQL indexes the migrations above build CONCURRENTLY once the migrator has committed (`online-index.ts`). */
