@@ -110,7 +110,7 @@ export function listScaleReads(facts: ScaleFacts): ScaleRead[] {
     // `after_id`; the batches of both shapes share a table, each list reads its kind's index.
     { name: 'files_list_100', caller: 'management', url: '/v1/files?limit=100', check: fullPage(Math.min(100, facts.batchRows)) },
     { name: 'files_list_100_middle', caller: 'management', url: `/v1/files?limit=100&after=${facts.middleFileId}`, check: fullPage(Math.min(100, Math.floor(facts.batchRows / 2))) },
-    { name: 'files_list_default', caller: 'management', url: '/v1/files', check: fullPage(Math.min(10_000, facts.batchRows)) },
+    { name: 'files_list_default', caller: 'management', url: '/v1/files', check: fullPage(Math.min(1_000, facts.batchRows)) },
     { name: 'batches_list', caller: 'management', url: '/v1/batches', check: fullPage(Math.min(20, Math.ceil(facts.batchRows / 4))) },
     { name: 'batches_list_100', caller: 'management', url: '/v1/batches?limit=100', check: fullPage(Math.min(100, Math.ceil(facts.batchRows / 4))) },
     { name: 'batches_list_100_middle', caller: 'management', url: `/v1/batches?limit=100&after=${facts.middleBatchId}`, check: fullPage(Math.min(100, Math.floor(facts.batchRows / 8))) },

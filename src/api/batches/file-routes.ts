@@ -8,6 +8,9 @@ import { openFileContent, readFile, refusePurpose, removeFile, storeUploadedFile
 import { invalidRequest } from '../../errors/gateway-error.js';
 import { encodeFile } from './encode-batch.js';
 
+/** The most files one page of `GET /v1/files` holds (`has_more` pages on). */
+const maxFilesPage = 1_000;
+
 const FileParams = Type.Object({ file_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 const ListQuery = Type.Object(
   {
@@ -56,7 +59,9 @@ export function registerFileRoutes(app: FastifyInstance, context: AppContext): v
 
   app.get('/v1/files', { schema: { querystring: ListQuery }, config: { auth: 'key' } }, async (request) => {
     const query = request.query as { after?: string; limit?: number; order?: 'asc' | 'desc'; purpose?: string };
-    const limit = query.limit ?? 10_000;
+    // OpenAI's `limit` goes to 10,000 (its default too); a page here holds at most 1,000 rows, so
+    // one request never holds SQLite's thread long, and `has_more` sends a paging client on.
+    const limit = Math.min(query.limit ?? maxFilesPage, maxFilesPage);
     const rows = await listFiles(context.store.db, request.principal!.accountId, { limit: limit + 1, after: query.after, order: query.order ?? 'desc', purpose: query.purpose });
     const page = rows.slice(0, limit).map(encodeFile);
     return {
