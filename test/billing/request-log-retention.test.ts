@@ -161,7 +161,13 @@ describe.skipIf(!postgres)('converting an existing request log on PostgreSQL', (
       // An unpartitioned log with rows over the last 40 days, as a deployment has it before the upgrade.
       const rows = Array.from({ length: 3_000 }, (_, index) => {
         const ms = now - 40 * dayMs + index * 1_150_000;
-        return completedRecord(accountId, { id: createId('req', ms), createdAt: new Date(ms).toISOString(), model: index % 3 === 0 ? 'sim/gemini-model' : 'sim/openai-model' });
+        return completedRecord(accountId, {
+          id: createId('req', ms),
+          createdAt: new Date(ms).toISOString(),
+          model: index % 3 === 0 ? 'sim/gemini-model' : 'sim/openai-model',
+          // A sparse end user: a row now and then over the 40 days, so that a page walks past the first days.
+          endUser: index % 97 === 0 ? 'user-sparse' : index % 2 === 0 ? 'user-dense' : null,
+        });
       });
       await insertRequests(store.db, rows);
       const clock = new ManualClock(now);
@@ -191,10 +197,21 @@ describe.skipIf(!postgres)('converting an existing request log on PostgreSQL', (
         [{ accountId }, { limit: 3_001, cursor: rows[2_000].id }],
         [{ accountId, idFrom: rows[100].id, idBefore: rows[900].id }, { limit: 2_000 }],
         [{ accountId, model: 'sim/gemini-model' }, { limit: 10, cursor: rows[50].id }],
+        [{ accountId, endUser: 'user-sparse' }, { limit: 20 }],
+        [{ accountId, endUser: 'user-sparse' }, { limit: 5, cursor: rows[2_000].id }],
+        [{ accountId, endUser: 'user-sparse', idFrom: rows[300].id, idBefore: rows[2_500].id }, { limit: 50 }],
+        [{ accountId, endUser: 'user-dense' }, { limit: 51 }],
+        [{ accountId, endUser: 'user-dense' }, { limit: 1_000, cursor: rows[2_500].id }],
       ] as const) {
         const whole = await listRequests(store.db, filter, page);
         expect(whole.length).toBeGreaterThan(0);
         expect((await listRequests(store.db, filter, page, { byDays: Date.now() })).map((row) => row.id)).toEqual(whole.map((row) => row.id));
+        // An end user's page past its first 8 days is read by one generic plan (the tail).
+        expect((await listRequests(store.db, filter, page, { byDays: Date.now(), pool: store.pool })).map((row) => row.id)).toEqual(whole.map((row) => row.id));
+      }
+      // An end user no row names: every day read, nothing found, by the windows and by the tail.
+      for (const options of [{ byDays: Date.now() }, { byDays: Date.now(), pool: store.pool }]) {
+        expect(await listRequests(store.db, { accountId, endUser: 'user-absent' }, { limit: 51 }, options)).toEqual([]);
       }
 
       // New days go to partitions of their own; a second run converts nothing and adds nothing.
