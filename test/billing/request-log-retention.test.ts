@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatUtcDay } from '../../src/api/shared/decode-date-range.js';
 import { findRequest, insertRequests, listRequests } from '../../src/billing/db/requests.js';
-import { convertToPartitioned, defaultTable, formerTable, hasDefaultPartition, isPartitioned, listPartitions } from '../../src/billing/db/request-log-partitions.js';
+import { adoptDefaultRows, convertToPartitioned, createPartitionsAhead, defaultTable, formerTable, hasDefaultPartition, isPartitioned, listPartitions } from '../../src/billing/db/request-log-partitions.js';
 import { RequestLogMaintenance } from '../../src/billing/request-log-maintenance.js';
 import { readRequestLogRetentionDays } from '../../src/config/read-request-log-retention.js';
 import { createId } from '../../src/core/ids.js';
@@ -390,6 +390,55 @@ describe.skipIf(!postgres)('the request log on PostgreSQL when maintenance stops
     expect(await sqlCount('select count(*)::text as count from requests where account_id = $1', [accountId])).toBe(0);
     const money = await readAccountMoney(gateway, accountId);
     expect(money.usage - before.usage).toBe(total + 7n);
+  });
+});
+
+describe.skipIf(!postgres)('adopting a large default partition on PostgreSQL', () => {
+  it('lets writers go on while it validates, and keeps every row written meanwhile', async () => {
+    const { store, close } = await openTestStore(postgres!);
+    const client = new pg.Client({ ...store.pool!.options, query_timeout: undefined, options: String(store.pool!.options.options ?? '').replace(/-c statement_timeout=\d+/, '-c statement_timeout=0') });
+    try {
+      const now = Date.now();
+      const accountId = createId('acc');
+      await insertAccount(store.db, { id: accountId, name: accountId, createdAt: new Date(now).toISOString() });
+      await client.connect();
+      await convertToPartitioned(client, now);
+      await createPartitionsAhead(client, now + 2 * dayMs);
+      await new RequestLogMaintenance({ store, clock: new ManualClock(now), logger }, { aheadDays: 1 }).runOnce();
+      // Ten days past the partitions made: 200,000 rows the default caught.
+      const from = now + 10 * dayMs;
+      const ids = Array.from({ length: 200_000 }, (_, index) => createId('req', from + index * 2_000));
+      await client.query(
+        `insert into requests (id, account_id, model, endpoint, status, created_at)
+         select id, $2, 'sim/openai-model', '/chat/completions', 'completed', $3 from unnest($1::text[]) as id`,
+        [ids, accountId, new Date(now).toISOString()],
+      );
+      expect(Number((await client.query<{ count: string }>(`select count(*)::text as count from ${defaultTable}`)).rows[0].count)).toBe(200_000);
+      let adopting = true;
+      const written: string[] = [];
+      const writer = (async () => {
+        let at = from + 200_000 * 2_000;
+        while (adopting) {
+          const record = completedRecord(accountId, { id: createId('req', (at += 1_000)) });
+          await insertRequests(store.db, [record]);
+          written.push(record.id);
+        }
+      })();
+      const adopted = adoptDefaultRows(client, now).finally(() => (adopting = false));
+      const started = performance.now();
+      const [result] = await Promise.all([adopted, writer]);
+      process.stdout.write(`adoption of 200,000 rows: ${Math.round(performance.now() - started)} ms, ${written.length} rows written meanwhile\n`);
+      // Writes completed while it ran: the VALIDATE holds no lock that stops them, only the swap does, for a moment.
+      expect(written.length).toBeGreaterThanOrEqual(3);
+      expect(result.adopted).toBeDefined();
+      const homes = await client.query<{ home: string; count: string }>('select tableoid::regclass::text as home, count(*)::text as count from requests group by 1');
+      expect(homes.rows).toEqual([{ home: result.adopted, count: String(200_000 + written.length) }]);
+      expect((await findRequest(store.db, accountId, written.at(-1)!))?.id).toBe(written.at(-1));
+      expect(await hasDefaultPartition(client)).toBe(true);
+    } finally {
+      await client.end().catch(() => undefined);
+      await close();
+    }
   });
 });
 
