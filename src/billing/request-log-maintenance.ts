@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Store } from '../store/create-store.js';
 import { runInBatches } from '../store/run-in-batches.js';
-import { convertToPartitioned, createPartitionsAhead, dayBound, dayMs, dropPartition, isPartitioned, listPartitions, startOfDay } from './db/request-log-partitions.js';
+import { adoptDefaultRows, convertToPartitioned, createPartitionsAhead, dayBound, dayMs, dropPartition, ensureDefaultPartition, isPartitioned, listPartitions, startOfDay } from './db/request-log-partitions.js';
 import { deleteRequestsBefore } from './db/requests.js';
 import { PeriodicRound } from '../store/periodic-round.js';
 
@@ -29,6 +29,8 @@ export interface RequestLogMaintenanceRun {
   dropped: string[];
   /** SQLite: rows deleted by the retention. */
   deletedRows: number;
+  /** PostgreSQL: the partition made of the rows the DEFAULT partition caught while no day partition was ready for them. */
+  adopted?: string;
   /** PostgreSQL: another instance held the maintenance lock, nothing was done. */
   skipped?: boolean;
 }
@@ -39,7 +41,10 @@ export interface RequestLogMaintenanceRun {
  * PostgreSQL: the first run converts `requests` into a table partitioned by day of id
  * (`db/request-log-partitions.ts`); every run keeps `aheadDays` of partitions ready past today
  * and, with a retention, drops the days wholly older than it, a partition at a time, detached
- * CONCURRENTLY: no writer waits. Instances share the work through a session advisory lock per
+ * by a plain DETACH (PostgreSQL refuses CONCURRENTLY beside a DEFAULT partition), a moment's
+ * catalog change bounded by lock_timeout. A DEFAULT partition catches the rows of days no
+ * partition was made for, so the books' insert never fails for want of one; the next run makes
+ * them a partition of their own (`adoptDefaultRows`). Instances share the work through a session advisory lock per
  * schema: one runs it, the others skip their turn.
  *
  * SQLite: the retention deletes in batches of `sqliteBatchRows` by the primary key, yielding to the
@@ -95,6 +100,17 @@ export class RequestLogMaintenance {
         run.convertedAt = await convertToPartitioned(client, nowMs, { emptyCutMs: this.options.emptyLogFromMs });
         this.deps.logger.info({ cut: run.convertedAt }, 'request log partitioned by day; the rows before the cut stay in one partition');
       }
+      // The safety net: rows past the last partition land in the DEFAULT partition instead of
+      // failing their insert (and with it the charge written in the same transaction).
+      if (await ensureDefaultPartition(client)) this.deps.logger.info('request log default partition attached');
+      // What it caught while no run made the days (every instance's maintenance failing past the
+      // days made ahead) becomes a partition of its own; the days ahead start after it.
+      const adoption = await adoptDefaultRows(client, nowMs);
+      if (adoption.adopted) {
+        run.adopted = adoption.adopted;
+        this.deps.logger.warn({ partition: adoption.adopted }, 'request log rows past the last day partition (maintenance did not run in time) made a partition of their own');
+      }
+      if (adoption.stuckBelow) this.deps.logger.error({ id: adoption.stuckBelow }, 'request log default partition holds rows older than every partition (an id made on a clock days wrong): they stay there, readable, until deleted');
       // Ids carry the wall clock; a test's clock may be behind it: cover both.
       run.created = await createPartitionsAhead(client, startOfDay(Math.max(nowMs, Date.now())) + ((this.options.aheadDays ?? 7) + 1) * dayMs);
       if (keepFrom === undefined) return run;

@@ -49,8 +49,9 @@ export function registerRequestRoutes(app: FastifyInstance, context: AppContext)
         idBefore: toMs === undefined ? undefined : idFloorAt(requestIdPrefix, toMs + dayMs),
       },
       { limit: limit + 1, cursor: query.cursor },
-      // PostgreSQL's log is partitioned by day: read it a few days at a time (ids carry wall time).
-      context.store.dialect === 'postgres' ? { byDays: Date.now() } : {},
+      // PostgreSQL's log is partitioned by day: read it a few days at a time (ids carry wall time),
+      // the rest of a sparse page with one generic plan.
+      context.store.dialect === 'postgres' ? { byDays: Date.now(), pool: context.store.pool } : {},
     );
     const page = toPage(rows, limit, (row) => row.id);
     return { data: await encodeRequests(db, principal.accountId, page.data), next_cursor: page.next_cursor };

@@ -17,6 +17,14 @@ const prefix = 'req';
 /** The unpartitioned table a conversion keeps, whole, as the partition of everything before its cut. */
 export const formerTable = 'requests_before_partitions';
 const cutConstraint = 'requests_before_partitions_cut';
+/**
+ * The DEFAULT partition: the safety net that takes the rows no day partition is ready for (every
+ * instance's maintenance failing past the days made ahead), so that the books' insert — a charge
+ * and its row in one transaction — never fails for want of a partition. Empty while maintenance
+ * runs; `adoptDefaultRows` turns what it caught into a partition of its own.
+ */
+export const defaultTable = 'requests_default';
+const adoptConstraint = 'requests_default_adopt';
 
 export interface RequestLogPartition {
   name: string;
@@ -30,7 +38,8 @@ export interface RequestLogPartition {
 
 export const startOfDay = (ms: number) => Math.floor(ms / dayMs) * dayMs;
 export const dayBound = (ms: number) => idFloorAt(prefix, ms);
-const dayName = (ms: number) => `requests_${new Date(ms).toISOString().slice(0, 10).replaceAll('-', '')}`;
+const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+const dayName = (ms: number) => `requests_${dayText(ms)}`;
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 export async function isPartitioned(client: pg.ClientBase): Promise<boolean> {
@@ -103,7 +112,7 @@ export async function listPartitions(client: pg.ClientBase): Promise<RequestLogP
     `select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound, i.inhdetachpending as pending
        from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'requests'::regclass`,
   );
-  const partitions = result.rows.map((row) => {
+  const partitions = result.rows.filter((row) => row.bound !== 'DEFAULT').map((row) => {
     // "FOR VALUES FROM ('req_…') TO ('req_…')" or "FROM (MINVALUE) TO (…)".
     const match = /FROM \((?:'([^']*)'|MINVALUE)\) TO \('([^']*)'\)/.exec(row.bound);
     if (!match) throw new Error(`request log partition ${row.name} has a bound this code does not make: ${row.bound}`);
@@ -137,12 +146,112 @@ export async function createPartitionsAhead(client: pg.ClientBase, untilMs: numb
   return created;
 }
 
+/** Whether the DEFAULT partition is attached. */
+export async function hasDefaultPartition(client: pg.ClientBase): Promise<boolean> {
+  const result = await client.query<{ attached: boolean }>(
+    `select exists (select 1 from pg_inherits i join pg_class c on c.oid = i.inhrelid
+                     where i.inhparent = 'requests'::regclass and pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT') as attached`,
+  );
+  return result.rows[0].attached;
+}
+
 /**
- * Detaches a partition without blocking writers (DETACH … CONCURRENTLY, outside a transaction:
- * it waits for the queries that use it instead of locking them out) and drops it. A detach that
- * was interrupted is finished first (FINALIZE).
+ * Attaches the DEFAULT partition when it is not (a log converted before it existed, or a run cut
+ * short in `adoptDefaultRows`). Created empty and attached: SHARE UPDATE EXCLUSIVE on `requests`,
+ * inserts and reads go on; PostgreSQL checks the new table for rows of other partitions (none).
  */
-export async function dropPartition(client: pg.ClientBase, partition: RequestLogPartition): Promise<void> {
-  await client.query(`alter table requests detach partition ${partition.name} ${partition.detachPending ? 'finalize' : 'concurrently'}`);
+export async function ensureDefaultPartition(client: pg.ClientBase): Promise<boolean> {
+  if (await hasDefaultPartition(client)) return false;
+  await client.query(`create table if not exists ${defaultTable} (like requests including defaults)`);
+  await client.query(`alter table requests attach partition ${defaultTable} default`);
+  return true;
+}
+
+/**
+ * Makes the rows the DEFAULT partition caught (days no partition was made for) a range partition
+ * of their own, from the end of the last partition to a day boundary two days after the newest
+ * of them and after now, and attaches a new, empty DEFAULT. No row is copied, and no row is ever
+ * out of `requests` (a read or a correction of the books finds every one throughout):
+ *
+ * 1. a CHECK (from ≤ id < cut) is added NOT VALID on the default and VALIDATEd: a scan under
+ *    SHARE UPDATE EXCLUSIVE, which lets inserts go on (rows written meanwhile satisfy it: the cut
+ *    is after now);
+ * 2. one short transaction (lock_timeout bounded; the next run starts over when it expires)
+ *    detaches the default, renames it `requests_<first day>_<last day>`, attaches it for
+ *    [from, cut) — the validated CHECK proves the bound, so PostgreSQL skips the scan, and its
+ *    indexes, already the parent's, are attached again rather than built — and attaches a new
+ *    empty DEFAULT. Writers wait for that transaction only: catalog changes, no scan.
+ *
+ * The caller then makes day partitions from the cut on. The retention drops the adopted
+ * partition whole once its newest day has passed it, as it drops a day. Moving the rows into day
+ * partitions instead would write every row of the outage twice (at 10,000 requests/s, 864M rows
+ * a day) and could not be done without a window where moved rows are in neither place, since
+ * PostgreSQL refuses a partition whose range holds rows of the default.
+ *
+ * Returns the adopted partition's name, or undefined when the default is empty. Rows below the
+ * first partition (ids older than every day kept: only an id made on a clock days wrong) cannot
+ * get a range; they stay in the default, readable, and the adoption waits for them to be deleted.
+ */
+export async function adoptDefaultRows(client: pg.ClientBase, nowMs: number, options: { lockTimeoutMs?: number } = {}): Promise<{ adopted?: string; stuckBelow?: string }> {
+  if (!(await hasDefaultPartition(client))) return {};
+  const span = (await client.query<{ least: string | null; greatest: string | null }>(`select min(id) as least, max(id) as greatest from ${defaultTable}`)).rows[0];
+  if (span.least === null || span.greatest === null) return {};
+  const partitions = await listPartitions(client);
+  const last = partitions.at(-1);
+  if (!last) throw new Error('the partitioned request log has no partition');
+  if (span.least < last.to) return { stuckBelow: span.least };
+  const fromMs = readIdTime(last.to);
+  if (fromMs === undefined) throw new Error(`request log partition ${last.name} ends at an id without a time: ${last.to}`);
+  const cutMs = startOfDay(Math.max(nowMs, Date.now(), readIdTime(span.greatest) ?? 0)) + 2 * dayMs;
+  const cut = dayBound(cutMs);
+  const name = `requests_${dayText(fromMs)}_${dayText(cutMs - dayMs)}`;
+  await client.query(`alter table ${defaultTable} drop constraint if exists ${adoptConstraint}`);
+  await client.query(`alter table ${defaultTable} add constraint ${adoptConstraint} check (id >= ${literal(last.to)} and id < ${literal(cut)}) not valid`);
+  await client.query(`alter table ${defaultTable} validate constraint ${adoptConstraint}`);
+  await client.query('begin');
+  try {
+    await client.query(`set local lock_timeout = ${options.lockTimeoutMs ?? 2_000}`);
+    await client.query('lock table requests in access exclusive mode');
+    await client.query(`alter table requests detach partition ${defaultTable}`);
+    await client.query(`alter table ${defaultTable} rename to ${name}`);
+    await client.query(`alter table requests attach partition ${name} for values from (${literal(last.to)}) to (${literal(cut)})`);
+    await client.query(`alter table ${name} drop constraint ${adoptConstraint}`);
+    await client.query(`create table ${defaultTable} (like requests including defaults)`);
+    await client.query(`alter table requests attach partition ${defaultTable} default`);
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    // The constraint bounds the default's inserts at the cut: never leave it behind.
+    await client.query(`alter table ${defaultTable} drop constraint if exists ${adoptConstraint}`).catch(() => undefined);
+    throw error;
+  }
+  return { adopted: name };
+}
+
+/**
+ * Detaches a partition and drops it. Without a DEFAULT partition: DETACH … CONCURRENTLY, outside
+ * a transaction (it waits for the queries that use it instead of locking them out); a detach
+ * that was interrupted is finished first (FINALIZE). With one (every log this code keeps): the
+ * plain DETACH, a moment's catalog change bounded by lock_timeout.
+ */
+export async function dropPartition(client: pg.ClientBase, partition: RequestLogPartition, options: { lockTimeoutMs?: number } = {}): Promise<void> {
+  if (partition.detachPending) {
+    await client.query(`alter table requests detach partition ${partition.name} finalize`);
+  } else if (await hasDefaultPartition(client)) {
+    // PostgreSQL refuses DETACH … CONCURRENTLY beside a DEFAULT partition: the plain DETACH, a
+    // catalog change under ACCESS EXCLUSIVE on `requests` (no scan), bounded by lock_timeout so
+    // that writers queued behind it wait that long at most (the next run tries again).
+    await client.query('begin');
+    try {
+      await client.query(`set local lock_timeout = ${options.lockTimeoutMs ?? 2_000}`);
+      await client.query(`alter table requests detach partition ${partition.name}`);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  } else {
+    await client.query(`alter table requests detach partition ${partition.name} concurrently`);
+  }
   await client.query(`drop table ${partition.name}`);
 }
