@@ -2,10 +2,14 @@ import { ALL_MODES, type BenchmarkResult, type Mode, type PhaseResult } from './
 
 const modeNames: Record<Mode, string> = { json: 'non-streaming', stream: 'streaming', embeddings: 'embeddings, 64 inputs a request' };
 
-const HEADER = ['target', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'added p50 ms @c=1', 'proxy CPU µs/req', 'CPU µs/chunk', 'chunks/req', 'RSS MB (peak)', 'errors'];
+const HEADER = ['target', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'added p50 / p99 ms @c=1', 'over floor p50 / p99 ms @c=1', 'proxy CPU µs/req', 'CPU µs/chunk', 'chunks/req', 'RSS MB (peak)', 'errors'];
 
 function number(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+function pair(latency: { p50: number; p99: number } | null, digits = 2): string {
+  return latency ? `${number(latency.p50, digits)} / ${number(latency.p99, digits)}` : '–';
 }
 
 function row(phase: PhaseResult): string[] {
@@ -15,8 +19,9 @@ function row(phase: PhaseResult): string[] {
     number(phase.throughput, 0),
     number(phase.latencyMs.p50),
     number(phase.latencyMs.p99),
-    phase.addedLatencyMs ? `${number(phase.addedLatencyMs.p50)} / ${number(phase.addedLatencyMs.p99)}` : '–',
-    number(phase.probe?.addedLatencyMs?.p50 ?? null, 3),
+    pair(phase.addedLatencyMs),
+    pair(phase.probe?.addedLatencyMs ?? null, 3),
+    pair(phase.probe?.overFloorMs ?? null, 3),
     phase.proxy ? String(phase.proxy.cpuMicrosPerRequest) : '–',
     number(phase.proxy?.cpuMicrosPerChunk ?? null, 1),
     number(phase.chunksPerRequest, 0),
@@ -39,7 +44,7 @@ export function formatResults(result: BenchmarkResult): string {
   lines.push(
     '',
     `concurrency ${settings.concurrency}; ${settings.requests} non-streaming, ${settings.streamRequests} streaming and ${settings.embeddingRequests ?? 2000} embeddings requests per target ` +
-      `after ${settings.warmupRequests} warm-up; ${settings.probeRequests} requests at concurrency 1 for "@c=1"; ` +
+      `after ${settings.warmupRequests} warm-up; ${settings.probeRequests} requests at concurrency 1 for "@c=1" ("over floor": minus the minimal proxy's)${result.rounds ? ', medians of the rounds' : ''}; ` +
       `simulator latency ${settings.simulator.latencyMs} ms, ${settings.simulator.tokensPerSecond} tokens/s (0 = unpaced), ${settings.simulator.replyTokens}-word replies`,
     `${result.machine.cpus} × ${result.machine.cpuModel}, Node ${result.machine.node}, load average ${result.machine.loadAverageAtStart} at start; run took ${result.durationSeconds} s; ` +
       `Switchyard at ${result.source.commit?.slice(0, 7) ?? 'unknown commit'}${result.source.changedSourceFiles ? ` + ${result.source.changedSourceFiles} changed files in src/` : ''}`,
@@ -71,6 +76,15 @@ export function formatResults(result: BenchmarkResult): string {
       lines.push(
         `Native pass-through CPU per request over translation (${modeNames[mode]}): ` +
           `Chat → openai ${ratios.chatPassThroughVsTranslated?.toFixed(2) ?? 'n/a'}×, Messages → anthropic ${ratios.messagesPassThroughVsTranslated?.toFixed(2) ?? 'n/a'}×`,
+      );
+    }
+  }
+  for (const mode of ALL_MODES) {
+    const overFloor = result.phases.filter((phase) => phase.mode === mode && phase.probe?.overFloorMs);
+    if (overFloor.length > 0) {
+      lines.push(
+        `Added latency at concurrency 1 over the floor, p50 / p99 (${modeNames[mode]}): ` +
+          overFloor.map((phase) => `${phase.target} ${pair(phase.probe!.overFloorMs, 3)} ms`).join(', '),
       );
     }
   }

@@ -98,8 +98,17 @@ export interface PhaseResult {
   firstByteMs: LatencySummary | null;
   /** p50/p99 latency minus direct's at the same concurrency; null without a direct run. */
   addedLatencyMs: { p50: number; p99: number } | null;
-  /** Latency at concurrency 1 (no queueing), and added to direct's. */
-  probe: { completed: number; latencyMs: { p50: number; p99: number }; addedLatencyMs: { p50: number; p99: number } | null } | null;
+  /**
+   * Latency at concurrency 1 (no queueing); added to direct's (what the hop costs), and over the
+   * minimal proxy's (the floor: what the hop costs beyond the least a Node proxy does). With
+   * several rounds, `addedLatencyMs` and `overFloorMs` are the medians of the rounds' own.
+   */
+  probe: {
+    completed: number;
+    latencyMs: { p50: number; p99: number };
+    addedLatencyMs: { p50: number; p99: number } | null;
+    overFloorMs: { p50: number; p99: number } | null;
+  } | null;
   /** SSE events per streamed answer (without [DONE]). */
   chunksPerRequest: number | null;
   proxy: { cpuMicrosPerRequest: number; cpuMicrosPerChunk: number | null; rssMb: number; peakRssMb: number } | null;
@@ -217,6 +226,7 @@ function toPhaseResult(target: TargetName, mode: Mode, concurrency: number, meas
       completed: probe.load.completed,
       latencyMs: { p50: round(probe.load.latencyMs.p50, 3), p99: round(probe.load.latencyMs.p99, 3) },
       addedLatencyMs: null,
+      overFloorMs: null,
     },
     chunksPerRequest: chunks === null ? null : round(chunks, 2),
     proxy:
@@ -263,12 +273,12 @@ function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
         p50: round(phase.latencyMs.p50 - direct.latencyMs.p50, 3),
         p99: round(phase.latencyMs.p99 - direct.latencyMs.p99, 3),
       };
-      if (phase.probe && direct.probe) {
-        phase.probe.addedLatencyMs = {
-          p50: round(phase.probe.latencyMs.p50 - direct.probe.latencyMs.p50, 3),
-          p99: round(phase.probe.latencyMs.p99 - direct.probe.latencyMs.p99, 3),
-        };
-      }
+      if (phase.probe && direct.probe) phase.probe.addedLatencyMs = latencyOver(phase.probe.latencyMs, direct.probe.latencyMs);
+    }
+    const floor = find('minimal', mode);
+    for (const phase of phases) {
+      if (phase.mode !== mode || !floor?.probe || !phase.probe || phase.target === 'direct' || phase.target === 'minimal' || phase.completed === 0) continue;
+      phase.probe.overFloorMs = latencyOver(phase.probe.latencyMs, floor.probe.latencyMs);
     }
     const cpu = (target: TargetName) => {
       const phase = find(target, mode);
@@ -285,6 +295,27 @@ function compare(phases: PhaseResult[]): BenchmarkResult['cpuRatios'] {
     };
   }
   return ratios;
+}
+
+function latencyOver(latency: { p50: number; p99: number }, base: { p50: number; p99: number }): { p50: number; p99: number } {
+  return { p50: round(latency.p50 - base.p50, 3), p99: round(latency.p99 - base.p99, 3) };
+}
+
+/**
+ * With several rounds, the row of each target is its median-CPU round; its figures at
+ * concurrency 1 become the medians of every round's own (each against direct and the floor of
+ * the same round), so that one slow probe does not decide them.
+ */
+function medianProbeLatencies(phases: PhaseResult[], rounds: PhaseResult[][]): void {
+  if (rounds.length <= 1) return;
+  for (const phase of phases) {
+    if (!phase.probe) continue;
+    const same = rounds.map((one) => one.find((other) => other.target === phase.target && other.mode === phase.mode)?.probe).filter((probe) => probe != null);
+    for (const field of ['addedLatencyMs', 'overFloorMs'] as const) {
+      const values = same.map((probe) => probe[field]).filter((value) => value !== null);
+      phase.probe[field] = values.length === 0 ? null : { p50: round(median(values.map((value) => value.p50)), 3), p99: round(median(values.map((value) => value.p99)), 3) };
+    }
+  }
 }
 
 /** Each scale-out target's throughput over Switchyard on SQLite's, measured in the same run. */
@@ -535,6 +566,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   const perRound = roundPhases.map((phases) => ({ cpuRatios: compare(phases), scaleOutThroughputVsSqlite: compareThroughput(phases) }));
   const phases = medianPhases(roundPhases);
   compare(phases);
+  medianProbeLatencies(phases, roundPhases);
   return {
     schema: 1,
     startedAt: started.toISOString(),
@@ -575,7 +607,9 @@ function medianPhases(rounds: PhaseResult[][]): PhaseResult[] {
     const same = rounds.map((phases) => phases.find((phase) => phase.target === first.target && phase.mode === first.mode)).filter((phase): phase is PhaseResult => phase !== undefined);
     const measure = (phase: PhaseResult) => phase.proxy?.cpuMicrosPerRequest ?? phase.throughput;
     const sorted = [...same].sort((a, b) => measure(a) - measure(b));
-    return { ...sorted[(sorted.length - 1) >> 1] };
+    const chosen = sorted[(sorted.length - 1) >> 1];
+    // A copy of the probe too: the medians of the rounds' probes are written into it.
+    return { ...chosen, probe: chosen.probe && { ...chosen.probe } };
   });
 }
 

@@ -75,7 +75,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const clock = options.clock ?? systemClock;
   const instanceId = createId('ins');
   const tracing = options.tracing === undefined ? createTracingFromEnv(process.env) : options.tracing;
-  const requestLog = new RequestLog({ store, logger, now: () => clock.now(), createId });
+  // The ledger's paid calls under way let a batch wait a turn for the settlements about to follow.
+  const requestLog = new RequestLog({ store, logger, now: () => clock.now(), createId, callsUnderWay: () => context.ledger.callsUnderWay() });
   const leases = options.leases === false ? undefined : (options.leases ?? readLeaseConfig());
   // Several instances share only PostgreSQL: there, key changes and requests that did not fit
   // reach the other instances' leases through its notifications (docs/leases.md).

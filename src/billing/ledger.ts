@@ -279,6 +279,11 @@ export class Ledger {
     return cost;
   }
 
+  /** This process's paid calls under way: reserved, not yet settled or released. */
+  callsUnderWay(): number {
+    return this.open.size;
+  }
+
   /** Settled or released: its charge (if any) is queued for the books. */
   private ended(id: string): void {
     if (this.open.delete(id) && this.open.size === 0) this.onAllSettled?.();

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBenchmark, type BenchmarkResult } from '../../bench/run-benchmark.js';
 import { writeResults } from '../../bench/write-results.js';
+import { formatResults } from '../../bench/format-results.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -43,6 +44,7 @@ describe('npm run bench (smoke)', () => {
     expect(result.phases.map((phase) => `${phase.target} ${phase.mode}`)).toEqual([
       'direct json', 'direct stream', 'minimal json', 'minimal stream', 'switchyard json', 'switchyard stream',
     ]);
+    const direct = (mode: string) => result.phases.find((phase) => phase.target === 'direct' && phase.mode === mode)!;
     for (const phase of result.phases) {
       const label = `${phase.target} ${phase.mode}`;
       expect(phase.errors, `${label}: ${phase.firstError}`).toBe(0);
@@ -58,6 +60,19 @@ describe('npm run bench (smoke)', () => {
         continue;
       }
       expect(phase.addedLatencyMs, label).not.toBeNull();
+      // At concurrency 1: added to direct's, and over the floor's (the minimal proxy's own is not).
+      expect(phase.probe?.addedLatencyMs, label).toEqual({
+        p50: expect.closeTo(phase.probe!.latencyMs.p50 - direct(phase.mode).probe!.latencyMs.p50, 3),
+        p99: expect.closeTo(phase.probe!.latencyMs.p99 - direct(phase.mode).probe!.latencyMs.p99, 3),
+      });
+      if (phase.target === 'minimal') expect(phase.probe?.overFloorMs, label).toBeNull();
+      else {
+        const floor = result.phases.find((other) => other.target === 'minimal' && other.mode === phase.mode)!;
+        expect(phase.probe?.overFloorMs, label).toEqual({
+          p50: expect.closeTo(phase.probe!.latencyMs.p50 - floor.probe!.latencyMs.p50, 3),
+          p99: expect.closeTo(phase.probe!.latencyMs.p99 - floor.probe!.latencyMs.p99, 3),
+        });
+      }
       expect(phase.proxy, label).not.toBeNull();
       // /proc counts CPU in 10 ms ticks: a few dozen requests may read 0 for the lean proxy.
       expect(phase.proxy!.cpuMicrosPerRequest, label).toBeGreaterThanOrEqual(0);
@@ -66,6 +81,9 @@ describe('npm run bench (smoke)', () => {
     }
     const switchyardCpu = result.phases.filter((phase) => phase.target === 'switchyard').map((phase) => phase.proxy!.cpuMicrosPerRequest);
     expect(switchyardCpu.some((cpu) => cpu > 0)).toBe(true);
+    const table = formatResults(result);
+    expect(table).toContain('| over floor p50 / p99 ms @c=1 |');
+    expect(table).toMatch(/Added latency at concurrency 1 over the floor, p50 \/ p99 \(non-streaming\): switchyard -?\d+\.\d{3} \/ -?\d+\.\d{3} ms/);
   }, 120_000);
 
   it('with several rounds, reports each ratio as the median of the rounds', async () => {

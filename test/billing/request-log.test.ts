@@ -7,6 +7,8 @@ import { createId } from '../../src/core/ids.js';
 import type { Store } from '../../src/store/create-store.js';
 import type { RequestRecord } from '../../src/billing/request-record.js';
 import { openTestStore } from '../helpers/open-test-store.js';
+import { createAccount } from '../../src/accounts/create-account.js';
+import { systemClock } from '../../src/core/clock.js';
 import { testDatabases } from '../helpers/test-databases.js';
 
 const silent = pino({ level: 'silent' });
@@ -137,6 +139,35 @@ for (const database of testDatabases()) {
       for (let index = 0; index < 3; index += 1) await log.record(row(accountId));
       await waitFor(() => log.stats().written === 3);
       expect(await countRequests(accountId)).toBe(3);
+    });
+
+    it('with other paid calls under way, a settlement waits one event-loop turn for the ones that follow, into one commit (SQLite); alone, it does not wait', async () => {
+      const { account } = await createAccount({ store, clock: systemClock, createId }, { credits: 1_000_000n });
+      const accountId = account.id;
+      const settleTwoTurnsApart = async (log: RequestLog) => {
+        const first = row(accountId, { cost: 5n });
+        const second = row(accountId, { cost: 6n });
+        const settled = [log.settle({ reservationId: null, accountId, keyId: null, requestId: first.id, cost: 5n }, first)];
+        // The next settlement arrives one turn later, as an answer read in the next poll of the loop would.
+        await new Promise((resolve) => setImmediate(resolve));
+        settled.push(log.settle({ reservationId: null, accountId, keyId: null, requestId: second.id, cost: 6n }, second));
+        const outcomes = await Promise.all(settled);
+        expect(outcomes.map((outcome) => outcome.charged)).toEqual([5n, 6n]);
+        return log.stats().batches;
+      };
+      let underWay = 1;
+      const waiting = new RequestLog({ store, logger: silent, callsUnderWay: () => underWay });
+      logs.push(waiting);
+      // On PostgreSQL, settlements gather while a batch is in flight instead: no extra turn.
+      const waited = store.dialect === 'sqlite' ? 1 : 2;
+      expect(await settleTwoTurnsApart(waiting)).toBe(waited);
+      underWay = 0;
+      // None under way: each settlement is written at the end of its own turn.
+      expect(await settleTwoTurnsApart(waiting)).toBe(waited + 2);
+      const alone = open();
+      expect(await settleTwoTurnsApart(alone)).toBe(2);
+      const charges = await store.db.selectFrom('ledger_entries').select('amount').where('account_id', '=', accountId).where('kind', '=', 'charge').execute();
+      expect(charges.map((entry) => BigInt(entry.amount)).sort()).toEqual([5n, 5n, 5n, 6n, 6n, 6n]);
     });
 
     it('counts a row written twice (a retried batch whose commit did land) once', async () => {
