@@ -337,6 +337,14 @@ async function settle(batch: StoredBatch, state: BatchState): Promise<void> {
 /** The live endpoint each OpenAI batch `endpoint` is answered by. */
 const openaiBatchEndpoints: Record<string, string> = { '/v1/chat/completions': '/openai/v1/chat/completions', '/v1/embeddings': '/openai/v1/embeddings' };
 
+/** Ends a cancelled or expired OpenAI batch once its lines in flight have stopped, unless another read ended it while this one waited. */
+function endOpenai(batch: StoredBatch, state: BatchState): void {
+  if (batch.state === 'ended') return;
+  finishOpenai(batch, state.store);
+  batch.state = 'ended';
+  batch.endedAt = Date.now();
+}
+
 /**
  * An OpenAI batch's lines start, all at once, at the first read after it is due, and the batch
  * completes when the last answers (reads do not wait for them). A cancelled batch ends at the
@@ -346,11 +354,7 @@ async function settleOpenai(batch: StoredBatch, state: BatchState): Promise<void
   if (batch.state === 'ended') return;
   if (batch.canceled) {
     await batch.running;
-    // Another read may have ended it while this one waited.
-    if ((batch.state as StoredBatch['state']) === 'ended') return;
-    finishOpenai(batch, state.store);
-    batch.state = 'ended';
-    batch.endedAt = Date.now();
+    endOpenai(batch, state);
     return;
   }
   if (Date.now() >= batch.openai!.expiresAt) {
@@ -358,10 +362,7 @@ async function settleOpenai(batch: StoredBatch, state: BatchState): Promise<void
     batch.expired = true;
     batch.abort?.abort();
     await batch.running;
-    if ((batch.state as StoredBatch['state']) === 'ended') return;
-    finishOpenai(batch, state.store);
-    batch.state = 'ended';
-    batch.endedAt = Date.now();
+    endOpenai(batch, state);
     return;
   }
   if (Date.now() < batch.dueAt || batch.running) return;

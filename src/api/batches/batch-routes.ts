@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { batchEndpoints, cancelBatch, createBatch, readBatch, type BatchEndpoint } from '../../batches/create-batch.js';
 import { listBatches } from '../../batches/db/batches.js';
 import { encodeBatch } from './encode-batch.js';
+import { encodeListPage } from './encode-list-page.js';
 
 const CreateBatchBody = Type.Object(
   {
@@ -48,14 +49,7 @@ export function registerBatchRoutes(app: FastifyInstance, context: AppContext): 
     const query = request.query as Static<typeof ListQuery>;
     const limit = query.limit ?? 20;
     const rows = await listBatches(context.store.db, request.principal!.accountId, { limit: limit + 1, after: query.after });
-    const page = rows.slice(0, limit).map(encodeBatch);
-    return {
-      object: 'list',
-      data: page,
-      first_id: page.length > 0 ? page[0].id : null,
-      last_id: page.length > 0 ? page[page.length - 1].id : null,
-      has_more: rows.length > limit,
-    };
+    return encodeListPage(rows, limit, encodeBatch);
   });
 
   app.post('/v1/batches/:batch_id/cancel', { schema: { params: BatchParams }, config: { auth: 'key' } }, async (request) => {

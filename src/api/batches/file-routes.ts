@@ -7,6 +7,7 @@ import { listFiles, type FileRecord } from '../../batches/db/files.js';
 import { openFileContent, readFile, refusePurpose, removeFile, storeUploadedFile } from '../../batches/manage-files.js';
 import { invalidRequest } from '../../errors/gateway-error.js';
 import { encodeFile } from './encode-batch.js';
+import { encodeListPage } from './encode-list-page.js';
 
 /** The most files one page of `GET /v1/files` holds (`has_more` pages on). */
 const maxFilesPage = 1_000;
@@ -63,14 +64,7 @@ export function registerFileRoutes(app: FastifyInstance, context: AppContext): v
     // one request never holds SQLite's thread long, and `has_more` sends a paging client on.
     const limit = Math.min(query.limit ?? maxFilesPage, maxFilesPage);
     const rows = await listFiles(context.store.db, request.principal!.accountId, { limit: limit + 1, after: query.after, order: query.order ?? 'desc', purpose: query.purpose });
-    const page = rows.slice(0, limit).map(encodeFile);
-    return {
-      object: 'list',
-      data: page,
-      first_id: page.length > 0 ? page[0].id : null,
-      last_id: page.length > 0 ? page[page.length - 1].id : null,
-      has_more: rows.length > limit,
-    };
+    return encodeListPage(rows, limit, encodeFile);
   });
 
   app.get('/v1/files/:file_id', { schema: { params: FileParams }, config: { auth: 'key' } }, async (request) => {
