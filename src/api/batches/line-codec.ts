@@ -39,7 +39,8 @@ export const batchLineCodec: LineCodec = {
   },
 };
 
-function styleOf(context: AppContext, endpoint: string, principal: Principal): TextStyle<unknown> {
+/** The live text style of a batch endpoint (`/v1/chat/completions` when not Messages or Responses). */
+export function styleOf(context: AppContext, endpoint: string, principal: Principal): TextStyle<unknown> {
   if (endpoint === '/v1/messages') return messagesStyle as TextStyle<unknown>;
   if (endpoint === '/v1/responses') return createResponsesStyle(context, principal) as TextStyle<unknown>;
   return chatStyle as TextStyle<unknown>;

@@ -10,10 +10,8 @@ import type { PassThroughInput } from '../../generation/plan-pass-through.js';
 import { renderError } from '../../errors/render-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
-import { chatStyle } from '../chat-completions/routes.js';
-import { messagesStyle } from '../messages/routes.js';
-import { createResponsesStyle } from '../responses/responses-style.js';
 import { withSettledUsage } from '../shared/relay-frames.js';
+import { styleOf } from './line-codec.js';
 import type { TextStyle } from '../shared/handle-text-request.js';
 import { runTextTurn, type AnsweredOutcome, type StreamedOutcome, type TextTurnTransport } from '../shared/run-text-turn.js';
 import type { DecodedTextCall } from '../shared/text-call.js';
@@ -70,12 +68,6 @@ function failedLine(error: GatewayError, body: unknown): LineOutcome {
   if (error.code !== 'rate_limited' || error.metadata.limit_type !== 'upstream') return outcome;
   const retryAfter = Number(error.headers['retry-after']);
   return { ...outcome, rateLimited: Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {} };
-}
-
-function styleOf(context: AppContext, endpoint: string, principal: Principal): TextStyle<unknown> {
-  if (endpoint === '/v1/messages') return messagesStyle as TextStyle<unknown>;
-  if (endpoint === '/v1/responses') return createResponsesStyle(context, principal) as TextStyle<unknown>;
-  return chatStyle as TextStyle<unknown>;
 }
 
 /** A batch line as a text turn: the line's body in, the answer's JSON body out; never a stream. */
