@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/create-store.js';
-import { burst } from '../helpers/fixed-cost-load.js';
+import { burst, FIXED_COST } from '../helpers/fixed-cost-load.js';
 import { chat, createKey, keyUsage, patchLimit, prepareLeaseRecall, readBooksAndExact, readCredits } from '../helpers/lease-recall-load.js';
 import { killSpawnedServers, spawnServer } from '../helpers/spawn-server.js';
 import { uniqueSchemaName } from '../helpers/test-databases.js';
@@ -76,13 +76,16 @@ describe.skipIf(!postgresUrl)('lease recall: three instances on PostgreSQL (issu
 
       // The burst's answers come before their charges commit (group commit): the limit is set
       // against the usage once the last of them is in, or a charge landing between the read and
-      // the PATCH would leave less than the 0.0005 the refusals below are figured on.
+      // the PATCH would leave less than the 0.0005 the refusals below are figured on. Every request
+      // costs exactly FIXED_COST, so "all in" is 31 of them — not a quiet spell, which a loaded
+      // machine can stretch past any fixed wait between two commits.
+      const served = (31n * FIXED_COST) / 1_000n;
+      const deadline = Date.now() + 30_000;
       let usage = await keyUsage(a.url, setup.managementKey, worker.id);
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        const again = await keyUsage(a.url, setup.managementKey, worker.id);
-        if (again === usage) break;
-        usage = again;
+      while (Math.round(usage * 1e6) !== Number(served)) {
+        if (Date.now() > deadline) throw new Error(`the key's usage stayed at ${usage} USD, not the 31 requests served`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        usage = await keyUsage(a.url, setup.managementKey, worker.id);
       }
       const patched = await patchLimit(a.url, setup.managementKey, worker.id, usage + 0.0005);
       const patchedAt = Date.now();
