@@ -25,6 +25,13 @@ const KeyParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 1
 export function registerKeyRoutes(app: FastifyInstance, context: AppContext): void {
   const config = { auth: 'management' as const };
   const { db } = context.store;
+  /**
+   * A key's row (its `reserved`) and the fund leases of it (`leasedOfKeys`) read in one snapshot:
+   * on PostgreSQL another instance may give a lease back between two plain reads, and the key would
+   * then look as if a running request held that amount (`limit_remaining` too low, down to 0).
+   */
+  const inOneSnapshot = <T>(read: (snapshot: typeof db) => Promise<T>): Promise<T> =>
+    context.store.dialect === 'postgres' ? db.transaction().setIsolationLevel('repeatable read').execute((trx) => read(trx)) : read(db);
 
   /**
    * A member's session sees only the keys it made: another's key is 404, as if missing. A
@@ -69,17 +76,21 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
 
   app.get<{ Querystring: PageQuery }>('/v1/keys', { schema: { querystring: PageQuery }, config }, async (request) => {
     const limit = request.query.limit ?? defaultPageSize;
-    const keys = await listActiveKeys(db, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor, createdBy: keyCreatorFilter(request.principal!) });
-    const page = toPage(keys, limit, (key) => key.id);
-    return { data: await encodeKeys(db, request.principal!.accountId, page.data, context.clock.now()), next_cursor: page.next_cursor };
+    return inOneSnapshot(async (snapshot) => {
+      const keys = await listActiveKeys(snapshot, request.principal!.accountId, { limit: limit + 1, cursor: request.query.cursor, createdBy: keyCreatorFilter(request.principal!) });
+      const page = toPage(keys, limit, (key) => key.id);
+      return { data: await encodeKeys(snapshot, request.principal!.accountId, page.data, context.clock.now()), next_cursor: page.next_cursor };
+    });
   });
 
   // The calling key's own object, for any key (OpenRouter's GET /api/v1/key): an ordinary key learns its limit and what is left after a 402.
   app.get('/v1/key', { config: { auth: 'key' } }, async (request) => {
     const { accountId, keyId } = request.principal!;
-    const key = await findActiveKey(db, accountId, keyId);
-    if (!key) throw notFound('Key');
-    return { data: (await encodeKeys(db, accountId, [key], context.clock.now()))[0] };
+    return inOneSnapshot(async (snapshot) => {
+      const key = await findActiveKey(snapshot, accountId, keyId);
+      if (!key) throw notFound('Key');
+      return { data: (await encodeKeys(snapshot, accountId, [key], context.clock.now()))[0] };
+    });
   });
 
   app.patch<{ Params: { key_id: string }; Body: LimitFieldsInput }>(
@@ -102,9 +113,11 @@ export function registerKeyRoutes(app: FastifyInstance, context: AppContext): vo
         await recordAudit(trx, { id: context.createId('aud'), accountId, at: context.clock.now().toISOString(), actor: actorOf(request.principal!), action: 'key.limit', target: request.params.key_id, ip: request.ip, details: { ...request.body } });
       });
       await forgetKeyAuthority(context, request.params.key_id);
-      const key = await findActiveKey(db, accountId, request.params.key_id);
-      if (!key) throw notFound(`Key '${request.params.key_id}'`);
-      return { data: (await encodeKeys(db, accountId, [key], context.clock.now()))[0] };
+      return inOneSnapshot(async (snapshot) => {
+        const key = await findActiveKey(snapshot, accountId, request.params.key_id);
+        if (!key) throw notFound(`Key '${request.params.key_id}'`);
+        return { data: (await encodeKeys(snapshot, accountId, [key], context.clock.now()))[0] };
+      });
     },
   );
 
